@@ -1,0 +1,207 @@
+"""Configuration: YAML validated against one spec of keys, types, ranges and defaults.
+
+Accepts the `health_monitoring:` block a curriculum trainer already carries, plus curriwatch's own
+keys. Unknown keys, wrong types and out-of-range values are ConfigErrors naming the key.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import os
+from dataclasses import dataclass
+
+import yaml
+
+from .errors import ConfigError
+from .profiles import Profile, profile_from_config
+
+CONFIG_FILENAME = "curriwatch.yaml"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its type(s), default, allowed range, and a line of help."""
+
+    types: tuple
+    default: object
+    help: str
+    low: float | None = None
+    high: float | None = None
+    nullable: bool = False
+
+
+def _num(default, help, low=None, high=None, nullable=False):
+    return Key((int, float), default, help, low, high, nullable)
+
+
+def _int(default, help, low=None, high=None, nullable=False):
+    return Key((int,), default, help, low, high, nullable)
+
+
+def _bool(default, help):
+    return Key((bool,), default, help)
+
+
+SPEC: dict = {
+    "health_monitoring": {
+        "enabled": _bool(True, "run the health rules at all"),
+        "regression_threshold": _num(0.85, "warn when a graduated env falls below this x its baseline", 0, 1),
+        "stagnation_window": _int(100, "steps without progress before an active env is stagnant", 1),
+        "evaluation_frequency": _int(50, "expected steps between evals (eval_gap uses 3x this)", 1),
+        "warning_cooldown": _int(200, "steps before the same (env, type) may be reported again", 0),
+        "metrics_retention_days": _int(30, "days to keep saved scan results", 0),
+    },
+    "critical_regression_threshold": _num(0.70, "critical when below this x the baseline", 0, 1),
+    "performance_metric": Key((str,), None, "metric used as performance (default: the profile's)",
+                              nullable=True),
+    "profile": Key((str,), None, "profile for every run instead of auto-detection", nullable=True),
+    "graduation": {
+        "stop_threshold": _num(0.9, "smoothed train performance needed to graduate (inferred states)"),
+        "plateau_window": _int(50, "points in the plateau test", 3),
+        "plateau_threshold": _num(0.01, "max |slope| / mean(|x|) of a plateau", 0),
+        "smoothing_window": _int(5, "points in the rolling median used for smoothing", 1),
+    },
+    "rules": {
+        "graduated_regression": {
+            "enabled": _bool(True, "report graduated envs whose performance falls"),
+            "baseline_window": _int(5, "eval points around graduation averaged into the baseline", 1),
+            "smoothing_window": _int(3, "eval points in the rolling median (one outlier never fires)", 1),
+        },
+        "training_stagnation": {
+            "enabled": _bool(True, "report active envs that stop improving"),
+            "min_points": _int(8, "fewest points that may judge a stagnation window", 3),
+            "min_delta": _num(0.05, "improvement, relative to the env's scale, that counts as progress", 0),
+        },
+        "performance_volatility": {
+            "enabled": _bool(True, "report envs whose performance swings"),
+            "window": _int(30, "points in the volatility window", 3),
+            "threshold": _num(0.15, "robust coefficient of variation that counts as volatile", 0),
+            "min_points": _int(10, "fewest points needed to judge", 3),
+        },
+        "unexpected_transition": {
+            "enabled": _bool(True, "report backwards/unknown states and regressions right after graduation"),
+            "rapid_regression_window": _int(500, "steps after graduation in which a regression is unexpected", 0),
+        },
+        "prolonged_training": {
+            "enabled": _bool(True, "report envs active for very long without graduating"),
+            "steps": _int(None, "steps active before reporting (default 10 x stagnation_window)", 1,
+                          nullable=True),
+        },
+        "eval_gap": {
+            "enabled": _bool(True, "report envs whose eval data stops while the run goes on"),
+            "factor": _num(3, "gap, in evaluation_frequency units, that counts as missing", 1),
+        },
+    },
+    "profiles": None,  # free-form: name -> profile spec, validated by profiles.profile_from_config
+}
+
+
+def defaults(spec: dict = SPEC) -> dict:
+    out = {}
+    for key, item in spec.items():
+        if item is None:
+            out[key] = {}
+        elif isinstance(item, dict):
+            out[key] = defaults(item)
+        else:
+            out[key] = copy.deepcopy(item.default)
+    return out
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration: plain nested values plus the parsed user profiles."""
+
+    values: dict
+    source: str | None = None  # the file it was read from, if any
+
+    def __getitem__(self, key):
+        return self.values[key]
+
+    @property
+    def user_profiles(self) -> dict[str, Profile]:
+        return {name: profile_from_config(name, spec) for name, spec in self.values["profiles"].items()}
+
+    def get(self, dotted: str):
+        node = self.values
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+
+def _merge(spec: dict, base: dict, given: dict, where: str) -> None:
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where or 'config'}: expected a mapping, got {type(given).__name__}")
+    for key, value in given.items():
+        path = f"{where}.{key}" if where else str(key)
+        if key not in spec:
+            raise ConfigError(f"{path}: unknown key (allowed: {', '.join(sorted(spec))})")
+        item = spec[key]
+        if item is None:  # free-form block
+            if value is None:
+                value = {}
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: expected a mapping of name -> settings")
+            base[key] = value
+        elif isinstance(item, dict):
+            _merge(item, base[key], value if value is not None else {}, path)
+        else:
+            base[key] = _check(item, value, path)
+
+
+def _check(item: Key, value, path: str):
+    if value is None:
+        if item.nullable:
+            return None
+        raise ConfigError(f"{path}: needs a value")
+    if isinstance(value, bool) and bool not in item.types:
+        raise ConfigError(f"{path}: expected {_type_name(item)}, got a boolean")
+    if not isinstance(value, item.types):
+        raise ConfigError(f"{path}: expected {_type_name(item)}, got {type(value).__name__} {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{path}: must be a finite number, got {value!r}")
+    if item.low is not None and value < item.low:
+        raise ConfigError(f"{path}: {value!r} is below the allowed minimum {item.low}")
+    if item.high is not None and value > item.high:
+        raise ConfigError(f"{path}: {value!r} is above the allowed maximum {item.high}")
+    return value
+
+
+def _type_name(item: Key) -> str:
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+    if item.types == (int, float):
+        return "a number"
+    return " or ".join(names[t] for t in item.types)
+
+
+def load_config(path: str | os.PathLike | None = None, overrides: dict | None = None) -> Config:
+    """Defaults, updated from `path` (or ./curriwatch.yaml when present), then from `overrides`."""
+    values = defaults()
+    source = None
+    if path is None and os.path.isfile(CONFIG_FILENAME):
+        path = CONFIG_FILENAME
+    if path is not None:
+        source = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                given = yaml.safe_load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"config file not found: {source}") from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise ConfigError(f"cannot read config file {source}: {err}") from None
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            raise ConfigError(f"config file {source} is not valid YAML{at}: {problem}") from None
+        if given is not None:
+            _merge(SPEC, values, given, "")
+    if overrides:
+        _merge(SPEC, values, overrides, "")
+    config = Config(values, source)
+    config.user_profiles  # validate profile specs now, so errors surface at load time
+    return config
+
+
+def to_yaml(config: Config) -> str:
+    return yaml.safe_dump(config.values, sort_keys=False, default_flow_style=False)

@@ -1,0 +1,85 @@
+"""Find the runs in a logdir: TensorBoard folders and W&B offline run folders; ignore junk."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path, PurePosixPath
+
+from .errors import InputError
+from .model import DataIssue, RunSource
+
+TB_FILE = re.compile(r"^events\.out\.tfevents\.")
+WANDB_FILE = re.compile(r"^run-.+\.wandb$")
+_TB_STAMP = re.compile(r"^events\.out\.tfevents\.(\d+)")
+
+
+def _tb_order(path: str) -> tuple:
+    """Event files in the order they were started: by the timestamp in the name, then the name."""
+    name = os.path.basename(path)
+    m = _TB_STAMP.match(name)
+    return (os.path.dirname(path), int(m.group(1)) if m else 0, name)
+
+
+def relative_name(folder: str, root: str) -> str:
+    rel = os.path.relpath(folder, root)
+    return PurePosixPath(Path(rel)).as_posix() if rel != "." else "."
+
+
+def check_logdir(logdir: str | os.PathLike) -> str:
+    """The logdir as an absolute path, or an InputError saying why it cannot be scanned."""
+    path = os.path.abspath(os.fspath(logdir))
+    if not os.path.exists(path):
+        raise InputError(f"logdir not found: {logdir}")
+    if not os.path.isdir(path):
+        raise InputError(f"logdir is a file, not a folder: {logdir}")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise InputError(f"permission denied: cannot read folder {logdir}")
+    return path
+
+
+def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue]]:
+    """Walk `logdir` (symlinked folders are not followed, so loops cannot hang it) and return runs.
+
+    A folder with event files is a TensorBoard run; event files in its subfolders (torch's
+    add_hparams / add_scalars write those) belong to it. A folder with `run-*.wandb` files is a
+    W&B run. Everything else is ignored; folders that cannot be listed become data issues.
+    """
+    root = check_logdir(logdir)
+    issues: list[DataIssue] = []
+    tb_runs: dict[str, list[str]] = {}
+    wandb_runs: dict[str, list[str]] = {}
+
+    def on_error(err: OSError) -> None:
+        where = relative_name(err.filename, root) if err.filename else "."
+        issues.append(DataIssue("unreadable_folder", where, f"cannot list folder: {err.strerror or err}"))
+
+    for folder, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+        dirnames.sort()
+        events = [f for f in filenames if TB_FILE.match(f)]
+        wandbs = [f for f in filenames if WANDB_FILE.match(f)]
+        if events:
+            owner = _tb_owner(folder, tb_runs)
+            tb_runs.setdefault(owner or folder, []).extend(os.path.join(folder, f) for f in events)
+        if wandbs:
+            wandb_runs[folder] = sorted(os.path.join(folder, f) for f in wandbs)
+
+    runs = [
+        RunSource(relative_name(folder, root), "tensorboard", folder, tuple(sorted(files, key=_tb_order)))
+        for folder, files in tb_runs.items()
+    ]
+    runs += [
+        RunSource(relative_name(folder, root), "wandb", folder, tuple(files))
+        for folder, files in wandb_runs.items()
+    ]
+    runs.sort(key=lambda r: r.name)
+    return runs, issues
+
+
+def _tb_owner(folder: str, tb_runs: dict[str, list[str]]) -> str | None:
+    """The nearest ancestor folder that is already a TensorBoard run, if any."""
+    parent = os.path.dirname(folder)
+    while parent and parent != folder:
+        if parent in tb_runs:
+            return parent
+        folder, parent = parent, os.path.dirname(parent)
+    return None

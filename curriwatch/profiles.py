@@ -1,0 +1,181 @@
+"""Key conventions: how a raw tag maps to (env_id, split, metric), and which column is the step.
+
+Built-in profiles follow the frameworks in shared/reference/log-conventions.md; user profiles come
+from YAML (`profiles:` in the config). A run's profile is the one whose patterns claim the most of
+its tags, unless `--profile` names one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import ConfigError
+
+SPLITS = ("train", "eval", "state", "micro_eval")
+_SPLIT_ALIASES = {
+    "train": "train", "training": "train", "rollout": "train",
+    "eval": "eval", "evaluation": "eval", "val": "eval", "valid": "eval", "validation": "eval",
+    "test": "eval", "state": "state", "micro_eval": "micro_eval",
+}
+
+
+@dataclass(frozen=True)
+class TagPattern:
+    """One regex with a named group `env`; split and metric come from fixed values or groups."""
+
+    regex: re.Pattern
+    split: str | None = None  # fixed split, else the `split` group (aliases allowed)
+    metric: str | None = None  # fixed metric, else the `metric` group
+
+    def match(self, tag: str) -> tuple[str, str, str] | None:
+        m = self.regex.match(tag)
+        if m is None:
+            return None
+        groups = m.groupdict()
+        env = groups.get("env")
+        split = self.split or _SPLIT_ALIASES.get((groups.get("split") or "").lower())
+        metric = self.metric or groups.get("metric")
+        if not env or not split or not metric:
+            return None
+        return env, split, metric
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A key convention. `step_keys`: history columns holding the real step, first found wins."""
+
+    name: str
+    patterns: tuple[TagPattern, ...]
+    performance_metric: str
+    step_keys: tuple[str, ...] = ()
+    description: str = ""
+    builtin: bool = field(default=True, compare=False)
+
+    def classify(self, tag: str) -> tuple[str, str, str] | None:
+        for pattern in self.patterns:
+            hit = pattern.match(tag)
+            if hit is not None:
+                return hit
+        return None
+
+
+def _p(regex: str, split: str | None = None, metric: str | None = None) -> TagPattern:
+    return TagPattern(re.compile(regex), split, metric)
+
+
+BUILTIN_PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "marin",
+            (
+                _p(r"^inference\.rollout/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
+                _p(r"^inference\.eval/(?P<env>.+)/(?P<metric>[^/]+)$", "eval"),
+                _p(r"^inference\.micro_eval/(?P<env>.+)/(?P<metric>[^/]+)$", "micro_eval"),
+            ),
+            performance_metric="success_rate",
+            step_keys=("inference.weight_step", "inference.train_step"),
+            description="Marin RL: inference.rollout|eval|micro_eval/{lesson}/{metric}; step from "
+            "inference.weight_step / inference.train_step",
+        ),
+        Profile(
+            "atropos",
+            (_p(r"^(?P<env>.+)_\d+_(?P<split>train|eval)/(?P<metric>.+)$"),),
+            performance_metric="percent_correct",
+            description="Atropos: {env}_{n}_train|eval/{metric}",
+        ),
+        Profile(
+            "roll",
+            (
+                _p(r"^val/(?P<env>[^/]+)/(?P<metric>score/(?:mean|max|min))$", "eval"),
+                _p(r"^val/env/(?P<env>.+)/(?P<metric>[^/]+)$", "eval"),
+                _p(r"^env/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
+            ),
+            performance_metric="success",
+            description="ROLL agentic: env/{tag}/{k} train, val/env/{tag}/{k} and val/{tag}/score/* eval",
+        ),
+        Profile(
+            "generic",
+            (
+                _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
+                _p(r"^eval/(?P<env>.+)/(?P<metric>[^/]+)$", "eval"),
+                _p(r"^curriculum/(?P<env>.+)/state$", "state", "state"),
+            ),
+            performance_metric="reward",
+            description="train/{env}/{metric}, eval/{env}/{metric}, curriculum/{env}/state (0/1/2)",
+        ),
+    )
+}
+
+
+def profile_from_config(name: str, spec: dict) -> Profile:
+    """A user profile from its YAML block; errors name the profile and the key at fault."""
+    where = f"profiles.{name}"
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where}: expected a mapping, got {type(spec).__name__}")
+    allowed = {"patterns", "performance_metric", "step_key", "description"}
+    for key in spec:
+        if key not in allowed:
+            raise ConfigError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(allowed))})")
+    patterns = spec.get("patterns")
+    if not isinstance(patterns, list) or not patterns:
+        raise ConfigError(f"{where}.patterns: expected a non-empty list of patterns")
+    compiled = tuple(_pattern_from_config(f"{where}.patterns[{i}]", p) for i, p in enumerate(patterns))
+    perf = spec.get("performance_metric")
+    if not isinstance(perf, str) or not perf:
+        raise ConfigError(f"{where}.performance_metric: expected the name of a metric (a string)")
+    step_key = spec.get("step_key", [])
+    step_keys = [step_key] if isinstance(step_key, str) else step_key
+    if not isinstance(step_keys, list) or not all(isinstance(k, str) for k in step_keys):
+        raise ConfigError(f"{where}.step_key: expected a key name or a list of key names")
+    return Profile(name, compiled, perf, tuple(step_keys), str(spec.get("description", "")), builtin=False)
+
+
+def _pattern_from_config(where: str, spec) -> TagPattern:
+    if isinstance(spec, str):
+        spec = {"regex": spec}
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where}: expected a regex string or a mapping with `regex`")
+    for key in spec:
+        if key not in ("regex", "split", "metric"):
+            raise ConfigError(f"{where}.{key}: unknown key (allowed: metric, regex, split)")
+    text = spec.get("regex")
+    if not isinstance(text, str):
+        raise ConfigError(f"{where}.regex: expected a regular expression string")
+    try:
+        regex = re.compile(text)
+    except re.error as err:
+        raise ConfigError(f"{where}.regex: does not compile ({err}): {text!r}") from None
+    groups = regex.groupindex
+    if "env" not in groups:
+        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...): {text!r}")
+    split = spec.get("split")
+    if split is not None:
+        if split not in _SPLIT_ALIASES:
+            raise ConfigError(f"{where}.split: {split!r} is not one of {', '.join(SPLITS)}")
+        split = _SPLIT_ALIASES[split]
+    elif "split" not in groups:
+        raise ConfigError(f"{where}: give `split:` or a named group (?P<split>...) in the regex")
+    metric = spec.get("metric")
+    if metric is not None and not isinstance(metric, str):
+        raise ConfigError(f"{where}.metric: expected a string")
+    if metric is None and "metric" not in groups:
+        raise ConfigError(f"{where}: give `metric:` or a named group (?P<metric>...) in the regex")
+    return TagPattern(regex, split, metric)
+
+
+def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
+    """User profiles first (they win detection ties), then the built-ins they do not replace."""
+    merged = dict(user or {})
+    for name, profile in BUILTIN_PROFILES.items():
+        merged.setdefault(name, profile)
+    return merged
+
+
+def detect_profile(tags: list[str], profiles: dict[str, Profile]) -> tuple[Profile | None, dict[str, int]]:
+    """The profile claiming the most tags (first in order on ties) and every profile's count."""
+    counts = {name: sum(1 for t in tags if p.classify(t) is not None) for name, p in profiles.items()}
+    best = max(profiles, key=lambda name: counts[name], default=None)
+    if best is None or counts[best] == 0:
+        return None, counts
+    return profiles[best], counts

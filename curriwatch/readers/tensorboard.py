@@ -1,0 +1,203 @@
+"""Native TensorBoard reader: every scalar of every event file of a run, no sampling."""
+from __future__ import annotations
+
+import os
+from pathlib import PurePosixPath
+
+import numpy as np
+from google.protobuf.message import DecodeError
+from tensorboard.compat.proto import types_pb2
+from tensorboard.compat.proto.event_pb2 import Event
+
+from ..model import DataIssue, RawRun, RunSource
+from .files import read_bytes, unreadable
+from .fast_events import CHUNK, decode_simple_scalars
+from .tfrecord import FramingReport, frame_records
+
+# dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)
+_TENSOR_DTYPES = {
+    types_pb2.DT_FLOAT: (np.float32, "float_val"),
+    types_pb2.DT_DOUBLE: (np.float64, "double_val"),
+    types_pb2.DT_HALF: (np.float16, "half_val"),
+    types_pb2.DT_BFLOAT16: (None, "half_val"),
+    types_pb2.DT_INT8: (np.int8, "int_val"),
+    types_pb2.DT_INT16: (np.int16, "int_val"),
+    types_pb2.DT_INT32: (np.int32, "int_val"),
+    types_pb2.DT_UINT8: (np.uint8, "int_val"),
+    types_pb2.DT_UINT16: (np.uint16, "int_val"),
+    types_pb2.DT_INT64: (np.int64, "int64_val"),
+    types_pb2.DT_UINT32: (np.uint32, "uint32_val"),
+    types_pb2.DT_UINT64: (np.uint64, "uint64_val"),
+    types_pb2.DT_BOOL: (np.bool_, "bool_val"),
+}
+
+
+def tensor_scalar(tensor) -> float | None:
+    """The value of a one-element numeric TensorProto (TF2 / torch new-style scalars), else None."""
+    spec = _TENSOR_DTYPES.get(tensor.dtype)
+    if spec is None:
+        return None
+    size = 1
+    for dim in tensor.tensor_shape.dim:
+        size *= dim.size
+    if size != 1:
+        return None
+    np_dtype, field = spec
+    if tensor.tensor_content:
+        if np_dtype is None:  # bfloat16: the high half of a float32
+            raw = np.frombuffer(tensor.tensor_content, dtype=np.uint16)
+            return float((raw.astype(np.uint32) << 16).view(np.float32)[0]) if raw.size == 1 else None
+        arr = np.frombuffer(tensor.tensor_content, dtype=np_dtype)
+        return float(arr[0]) if arr.size == 1 else None
+    vals = getattr(tensor, field)
+    if not vals:
+        return None
+    raw = vals[0]
+    if tensor.dtype == types_pb2.DT_HALF:
+        return float(np.array([raw], dtype=np.uint16).view(np.float16)[0])
+    if tensor.dtype == types_pb2.DT_BFLOAT16:
+        return float(np.array([raw << 16], dtype=np.uint32).view(np.float32)[0])
+    return float(raw)
+
+
+def _subfolder_tagger(sub: str):
+    """Tag names for event files in a subfolder of the run (add_scalars / add_hparams write those).
+
+    add_scalars("a/b", {"x": ..}) writes tag "a/b" into subfolder "a_b_x" (torch) or "a/b/x"
+    (tensorboardX): both become "a/b/x". Anything else is prefixed with the subfolder path, so two
+    subfolders never collide.
+    """
+    if sub == ".":
+        return lambda tag: tag
+
+    def tagger(tag: str) -> str:
+        flat = tag.replace("/", "_") + "_"
+        if "/" not in sub and sub.startswith(flat) and len(sub) > len(flat):
+            return f"{tag}/{sub[len(flat):]}"
+        if sub.startswith(tag + "/") and len(sub) > len(tag) + 1:
+            return sub
+        return f"{sub}/{tag}"
+
+    return tagger
+
+
+def read_tensorboard(source: RunSource, logdir: str | None = None) -> RawRun:
+    """Read every scalar point (simple_value and one-element numeric tensors) of a TensorBoard run."""
+    raw = RawRun(source)
+    for path in source.files:
+        sub = PurePosixPath(os.path.relpath(os.path.dirname(path), source.path)).as_posix()
+        _read_event_file(raw, path, _subfolder_tagger(sub), _display(path, source))
+    return raw
+
+
+def _display(path: str, source: RunSource) -> str:
+    rel = os.path.relpath(path, source.path)
+    return f"{source.name}/{PurePosixPath(rel).as_posix()}" if source.name != "." else PurePosixPath(rel).as_posix()
+
+
+def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
+    try:
+        data = read_bytes(path)
+    except OSError as err:
+        raw.issues.append(unreadable(shown, err))
+        return
+    report = FramingReport()
+    starts, ends = frame_records(data, report)
+    buf = np.frombuffer(data, np.uint8)
+    fast, wall, step, value, tag_start, tag_end = decode_simple_scalars(buf, starts, ends)
+
+    fast_idx = np.flatnonzero(fast)
+    codes: dict[bytes, int] = {}  # raw tag bytes -> run tag code (-1: not UTF-8)
+    fast_codes = np.empty(len(fast_idx), np.int64)
+    for lo in range(0, len(fast_idx), CHUNK):  # in chunks: a bytes object per record is costly
+        sel = fast_idx[lo : lo + CHUNK]
+        keys = [data[a:b] for a, b in zip(tag_start[sel].tolist(), tag_end[sel].tolist())]
+        for key in dict.fromkeys(keys):  # first-seen order, so tag codes are deterministic
+            if key not in codes:
+                try:
+                    codes[key] = raw.code_for(tagger(key.decode("utf-8")))
+                except UnicodeDecodeError:
+                    codes[key] = -1
+        fast_codes[lo : lo + len(sel)] = np.fromiter((codes[k] for k in keys), np.int64, len(keys))
+    if (fast_codes < 0).any():  # tags that are not UTF-8: let protobuf judge those records
+        fast[fast_idx[fast_codes < 0]] = False
+        keep = fast_codes >= 0
+        fast_idx, fast_codes = fast_idx[keep], fast_codes[keep]
+    undecodable: list[int] = []
+
+    slow = _decode_slow(raw, data, starts, ends, np.flatnonzero(~fast), tagger, undecodable)
+    rec = np.concatenate([fast_idx, slow["record"]])
+    order = np.argsort(rec, kind="stable")  # back to file order: the last write must win later
+    raw.tag_code.extend(np.concatenate([fast_codes, slow["code"]])[order].tolist())
+    raw.step.frombytes(np.concatenate([step[fast_idx], slow["step"]])[order].astype(np.int64).tobytes())
+    raw.value.frombytes(np.concatenate([value[fast_idx], slow["value"]])[order].tobytes())
+    raw.wall_time.frombytes(np.concatenate([wall[fast_idx], slow["wall"]])[order].tobytes())
+    _report(raw, shown, len(data), report, [int(starts[i]) - 12 for i in undecodable])
+
+
+def _decode_slow(raw: RawRun, data: bytes, starts, ends, records, tagger, undecodable: list[int]) -> dict:
+    """Protobuf decoding of the records the fast path did not take (tensors, metadata, others)."""
+    parse = Event.FromString
+    out = {"record": [], "code": [], "step": [], "value": [], "wall": []}
+    codes: dict[str, int] = {}
+    plugin: dict[str, str] = {}  # tag -> plugin name from its first metadata
+    for i in records.tolist():
+        try:
+            event = parse(data[starts[i] : ends[i]])
+        except DecodeError:
+            undecodable.append(i)
+            continue
+        if not event.HasField("summary"):
+            continue
+        for v in event.summary.value:
+            kind = v.WhichOneof("value")
+            tag = v.tag
+            if kind == "simple_value":
+                val = v.simple_value
+            elif kind == "tensor":
+                if v.HasField("metadata") and tag not in plugin:
+                    plugin[tag] = v.metadata.plugin_data.plugin_name
+                if plugin.get(tag, "scalars") not in ("scalars", ""):
+                    continue
+                val = tensor_scalar(v.tensor)
+                if val is None:
+                    continue
+            else:
+                continue
+            code = codes.get(tag)
+            if code is None:
+                code = codes[tag] = raw.code_for(tagger(tag))
+            out["record"].append(i)
+            out["code"].append(code)
+            out["step"].append(event.step)
+            out["value"].append(val)
+            out["wall"].append(event.wall_time)
+    return {
+        "record": np.array(out["record"], np.int64), "code": np.array(out["code"], np.int64),
+        "step": np.array(out["step"], np.int64), "value": np.array(out["value"], np.float64),
+        "wall": np.array(out["wall"], np.float64),
+    }
+
+
+def _report(raw: RawRun, shown: str, size: int, report: FramingReport, undecodable: list[int]) -> None:
+    if report.bad_payload_crc:
+        first = report.bad_payload_crc[0]
+        raw.issues.append(DataIssue(
+            "bad_crc", shown,
+            f"{len(report.bad_payload_crc)} record(s) failed their CRC check and were skipped "
+            f"(first at byte {first})"))
+    if undecodable:
+        raw.issues.append(DataIssue(
+            "corrupt_record", shown,
+            f"{len(undecodable)} record(s) with a valid CRC could not be decoded as events and were "
+            f"skipped (first at byte {undecodable[0]})"))
+    if report.stop_offset is not None:
+        lost = size - report.stop_offset
+        if report.stop_reason == "incomplete_tail":
+            detail = (f"file ends inside a record at byte {report.stop_offset} of {size}: the last "
+                      f"{lost} byte(s) are an incomplete record (crashed or still being written); "
+                      "every complete record before it was read")
+        else:
+            detail = (f"record header at byte {report.stop_offset} of {size} failed its CRC check; "
+                      f"the remaining {lost} byte(s) cannot be framed and were not read")
+        raw.issues.append(DataIssue(report.stop_reason, shown, detail))

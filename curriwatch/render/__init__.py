@@ -1,0 +1,1 @@
+"""Renderers: each turns the library's result objects into one output format."""

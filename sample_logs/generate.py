@@ -1,0 +1,234 @@
+"""Regenerate curriwatch's sample logs with the real writers (tensorboardX, wandb offline).
+
+    python sample_logs/generate.py            # rewrites sample_logs/{generic,roll,marin} + injected.json
+
+Three runs, each a small simulated curriculum whose logged values are binomial success rates
+(n = BATCH) around a known "true" curve, with a fixed seed:
+
+* generic/curriculum_run       TensorBoard, generic keys, explicit state series
+                               (curriculum/{env}/state: 0 locked, 1 active, 2 graduated)
+* roll/agentic_sokoban/20261101-120000
+                               TensorBoard in ROLL's layout (env/{tag}/success, val/env/{tag}/success,
+                               val/{tag}/score/mean), with an add_hparams subfolder; no state series
+* marin/wandb/offline-run-20261101_120000-cw0marin
+                               W&B offline run, Marin keys logged without step= (the step is in
+                               inference.weight_step / inference.train_step); no state series
+
+Injected into every run (step numbers per run are in INJECTED below and in injected.json):
+
+* healthy     learns, graduates, stays at its level                       -> must stay silent
+* regress     graduates, then its eval performance drops to ~0.45 at `onset`
+                                                                           -> graduated_regression
+* stagnant    learns a little, then flat (no progress) from `onset`        -> training_stagnation
+* volatile    from `onset` its performance swings between ~0.2 and ~0.8    -> performance_volatility
+* late        locked until `unlock`, then learns and graduates             -> must stay silent
+
+Graduated envs are no longer trained (their train series stops at graduation), as in Marin.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+BATCH = 64
+SEED = 20261101
+WALL0 = 1_793_534_400.0  # 2026-11-01 12:00 UTC, so TensorBoard wall times are reproducible
+
+
+@dataclass(frozen=True)
+class Env:
+    """One environment's scenario. Steps are in the run's own step unit."""
+
+    name: str
+    role: str  # healthy | regress | stagnant | volatile | late
+    unlock: int
+    graduate: int | None  # step at which the simulated curriculum graduates it
+    onset: int | None = None  # step where the injected anomaly starts
+
+    def true_p(self, step: int, rng: np.random.Generator) -> float:
+        """The env's true success probability at `step`."""
+        if step < self.unlock:
+            return 0.05
+        t = step - self.unlock
+        if self.role in ("healthy", "late", "regress"):
+            span = (self.graduate - self.unlock) * 0.6
+            p = 0.1 + 0.85 / (1 + math.exp(-(t - span / 2) / (span / 8)))
+            if self.role == "regress" and step >= self.onset:
+                p = 0.45
+            return p
+        if self.role == "stagnant":
+            return 0.1 + 0.25 * min(step, self.onset) / self.onset
+        if self.role == "volatile":
+            base = 0.1 + 0.4 * min(t / max(self.onset, 1), 1.0)
+            if step >= self.onset:
+                return float(rng.choice([0.2, 0.8]))
+            return base
+        raise ValueError(self.role)
+
+    def state(self, step: int) -> int:
+        if step < self.unlock:
+            return 0
+        if self.graduate is not None and step >= self.graduate:
+            return 2
+        return 1
+
+
+def observe(p: float, rng: np.random.Generator) -> float:
+    return float(rng.binomial(BATCH, p) / BATCH)
+
+
+# Scenarios per run. The generic and ROLL runs use steps 0..4000 / 0..1500; Marin 0..8000.
+GENERIC = [
+    Env("easy_addition", "healthy", unlock=0, graduate=1400),
+    Env("two_digit", "regress", unlock=0, graduate=1600, onset=2600),
+    Env("word_problems", "stagnant", unlock=0, graduate=None, onset=1200),
+    Env("logic_puzzles", "volatile", unlock=0, graduate=None, onset=1800),
+    Env("geometry", "late", unlock=1600, graduate=3400),
+]
+ROLL = [
+    Env("SimpleSokoban", "healthy", unlock=0, graduate=500),
+    Env("FrozenLake", "regress", unlock=0, graduate=600, onset=1000),
+    Env("WebShop", "stagnant", unlock=0, graduate=None, onset=400),
+    Env("Countdown", "volatile", unlock=0, graduate=None, onset=700),
+    Env("Maze", "late", unlock=600, graduate=1300),
+]
+MARIN = [
+    Env("addition", "healthy", unlock=0, graduate=3000),
+    Env("multiplication", "regress", unlock=0, graduate=3600, onset=5600),
+    Env("sorting", "stagnant", unlock=0, graduate=None, onset=2500),
+    Env("parsing", "volatile", unlock=0, graduate=None, onset=3500),
+    Env("reasoning", "late", unlock=3000, graduate=7000),
+]
+
+
+def write_generic(out: Path, rng) -> dict:
+    from tensorboardX import SummaryWriter
+
+    logdir = out / "generic" / "curriculum_run"
+    w = SummaryWriter(str(logdir), flush_secs=3600)
+    last = 4000
+    for step in range(0, last + 1, 10):
+        wall = WALL0 + step
+        for env in GENERIC:
+            state = env.state(step)
+            p = env.true_p(step, rng)
+            if state == 1:
+                w.add_scalar(f"train/{env.name}/reward", observe(p, rng), step, walltime=wall)
+            if step % 50 == 0:
+                w.add_scalar(f"curriculum/{env.name}/state", state, step, walltime=wall)
+                if state >= 1:
+                    w.add_scalar(f"eval/{env.name}/reward", observe(p, rng), step, walltime=wall)
+        if step % 50 == 0:
+            w.add_scalar("train/loss", 1.0 / (1 + step / 500), step, walltime=wall)  # global, no env
+    w.close()
+    return _manifest("generic/curriculum_run", GENERIC, eval_every=50, last_step=last, states="explicit")
+
+
+def write_roll(out: Path, rng) -> dict:
+    from tensorboardX import SummaryWriter
+
+    logdir = out / "roll" / "agentic_sokoban" / "20261101-120000"
+    w = SummaryWriter(str(logdir), flush_secs=3600)
+    last = 1500
+    for step in range(0, last + 1):
+        wall = WALL0 + step * 6
+        for env in ROLL:
+            state = env.state(step)
+            p = env.true_p(step, rng)
+            if state == 1:
+                w.add_scalar(f"env/{env.name}/success", observe(p, rng), step, walltime=wall)
+                w.add_scalar(f"env/{env.name}/action_is_valid", min(1.0, observe(p, rng) + 0.3), step,
+                             walltime=wall)
+            if step % 20 == 0 and state >= 1:
+                score = observe(p, rng)
+                w.add_scalar(f"val/env/{env.name}/success", score, step, walltime=wall)
+                w.add_scalar(f"val/{env.name}/score/mean", score, step, walltime=wall)
+        w.add_scalar("system/tps", 1000.0 + step % 7, step, walltime=wall)
+    w.add_hparams({"lr": 1e-6, "rollout_batch_size": BATCH}, {"hparam/final_score": 0.5})
+    w.close()
+    return _manifest("roll/agentic_sokoban/20261101-120000", ROLL, eval_every=20, last_step=last,
+                     states="inferred")
+
+
+def write_marin(out: Path, rng) -> dict:
+    os.environ.setdefault("WANDB_SILENT", "true")
+    import wandb
+
+    run_id = "cw0marin"
+    last = 8000
+    with tempfile.TemporaryDirectory() as tmp:
+        run = wandb.init(project="curriwatch-sample", id=run_id, mode="offline", dir=tmp,
+                         settings=wandb.Settings(x_disable_stats=True, console="off"))
+        turn = 0
+        for step in range(0, last + 1, 10):
+            active = [e for e in MARIN if e.state(step) == 1]
+            if active:  # one rollout row for the lesson sampled in this batch
+                env = active[turn % len(active)]
+                turn += 1
+                p = env.true_p(step, rng)
+                rate = observe(p, rng)
+                run.log({
+                    f"inference.rollout/{env.name}/success_rate": rate,
+                    f"inference.rollout/{env.name}/avg_reward": rate * 2 - 1,
+                    f"inference.rollout/{env.name}/total_count": BATCH,
+                    "inference.weight_step": step,
+                })
+                if step % 50 == 0:
+                    run.log({f"inference.micro_eval/{env.name}/success_rate": observe(p, rng),
+                             "inference.train_step": step})
+            if step % 100 == 0:
+                row = {"inference.train_step": step}
+                for env in MARIN:
+                    row[f"inference.eval/{env.name}/success_rate"] = observe(env.true_p(step, rng), rng)
+                run.log(row)
+        run.finish()
+        src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
+        dest = out / "marin" / "wandb" / f"offline-run-20261101_120000-{run_id}" / src.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+    return _manifest(f"marin/wandb/offline-run-20261101_120000-{run_id}", MARIN, eval_every=100,
+                     last_step=last, states="inferred")
+
+
+EXPECTED = {
+    "regress": "graduated_regression",
+    "stagnant": "training_stagnation",
+    "volatile": "performance_volatility",
+}
+
+
+def _manifest(run: str, envs: list[Env], eval_every: int, last_step: int, states: str) -> dict:
+    return {
+        "run": run, "eval_every": eval_every, "last_step": last_step, "states": states,
+        "envs": [
+            {"env_id": e.name, "role": e.role, "unlock": e.unlock, "graduate": e.graduate,
+             "onset": e.onset, "expected_warning": EXPECTED.get(e.role)}
+            for e in envs
+        ],
+    }
+
+
+INJECTED = {"generic": GENERIC, "roll": ROLL, "marin": MARIN}
+
+
+def main(out: Path = HERE) -> None:
+    rng = np.random.default_rng(SEED)
+    for sub in ("generic", "roll", "marin"):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    runs = [write_generic(out, rng), write_roll(out, rng), write_marin(out, rng)]
+    (out / "injected.json").write_text(json.dumps({"runs": runs}, indent=2) + "\n")
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"wrote {len(runs)} runs under {out} ({total / 1e6:.2f} MB in all)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)

@@ -1,0 +1,88 @@
+"""The command line: through typer's CliRunner and as a real subprocess."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from curriwatch import __version__
+from curriwatch.cli import app
+from writers import write_tb
+
+runner = CliRunner()
+
+
+def tree_fingerprint(root) -> dict:
+    """Content hash and mtime of every file and folder under root."""
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        out[folder] = os.stat(folder).st_mtime_ns
+        for name in files:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                out[path] = (hashlib.sha256(f.read()).hexdigest(), os.stat(path).st_mtime_ns)
+    return out
+
+
+def test_version_and_help():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"curriwatch {__version__}"
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0 and "scan" in result.stdout
+
+
+def test_scan_sample_logs_prints_every_run_and_writes_nothing(sample_logs):
+    before = tree_fingerprint(sample_logs)
+    result = runner.invoke(app, ["scan", str(sample_logs)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    for run in ("generic/curriculum_run", "roll/agentic_sokoban/20261101-120000",
+                "marin/wandb/offline-run-20261101_120000-cw0marin"):
+        assert run in result.stdout
+    for profile in ("generic", "roll", "marin"):
+        assert f" {profile} " in result.stdout
+    assert "\x1b[" not in result.stdout
+    assert tree_fingerprint(sample_logs) == before
+
+
+@pytest.mark.parametrize("make_args, message", [
+    (lambda p: ["scan", str(p / "missing")], "logdir not found"),
+    (lambda p: ["scan", str(p / "file.txt")], "is a file, not a folder"),
+    (lambda p: ["scan", str(p / "empty")], "no runs found"),
+    (lambda p: ["scan", str(p / "good"), "--profile", "nope"], "unknown profile 'nope'"),
+    (lambda p: ["scan", str(p / "good"), "--config", str(p / "bad.yaml")], "is not valid YAML at line 3"),
+    (lambda p: ["scan", str(p / "good"), "--config", str(p / "unknown.yaml")],
+     "health_monitoring.colour: unknown key"),
+    (lambda p: ["scan", str(p / "good"), "--config", str(p / "range.yaml")],
+     "health_monitoring.regression_threshold: 1.5 is above the allowed maximum"),
+    (lambda p: ["scan", str(p / "corrupt")], "no readable points"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, make_args, message):
+    (tmp_path / "file.txt").write_text("x")
+    (tmp_path / "empty").mkdir()
+    write_tb(tmp_path / "good", {"train/a/reward": [(1, 0.5)]})
+    (tmp_path / "bad.yaml").write_text("health_monitoring:\n  - [unclosed\n")
+    (tmp_path / "unknown.yaml").write_text("health_monitoring:\n  colour: red\n")
+    (tmp_path / "range.yaml").write_text("health_monitoring:\n  regression_threshold: 1.5\n")
+    (tmp_path / "corrupt").mkdir()
+    (tmp_path / "corrupt" / "events.out.tfevents.1.h").write_bytes(b"\x01" * 30)
+    result = runner.invoke(app, make_args(tmp_path))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("curriwatch: error:") and message in lines[0], result.stderr
+    assert "Traceback" not in result.output and result.stdout == ""
+
+
+def test_real_subprocess_report_on_stdout_only(sample_logs, tmp_path):
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(sample_logs)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "marin" in proc.stdout and proc.stderr == ""
+    proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(tmp_path / "nope")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().count("\n") == 0 and "logdir not found" in proc.stderr

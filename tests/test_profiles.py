@@ -1,0 +1,130 @@
+"""Each built-in profile on a fixture in its framework's convention, detection, and user profiles."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import curriwatch
+from curriwatch.errors import ConfigError
+from writers import write_tb, write_wandb
+
+
+def series_of(frame: pd.DataFrame, env: str, split: str, metric: str) -> list[tuple[int, float]]:
+    sel = frame[(frame.env_id == env) & (frame.split == split) & (frame.metric == metric)]
+    return list(zip(sel.step.tolist(), sel.value.tolist()))
+
+
+def test_marin_steps_come_from_weight_step_and_train_step_columns(tmp_path):
+    rows = []
+    for i in range(12):
+        lesson = ["addition", "sorting"][i % 2]
+        rows.append({f"inference.rollout/{lesson}/success_rate": i / 20,
+                     f"inference.rollout/{lesson}/total_count": 64, "inference.weight_step": 10 * i})
+        if i % 4 == 3:
+            rows.append({"inference.eval/addition/success_rate": 0.5 + i / 100,
+                         "inference.eval/sorting/success_rate": 0.2 + i / 100,
+                         "inference.train_step": 10 * i + 1})
+            rows.append({"inference.micro_eval/sorting/success_rate": 0.3, "inference.train_step": 10 * i + 2})
+    write_wandb(tmp_path, rows)  # logged without step=, as Marin's tracker does
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert info.profile == "marin" and info.performance_metric == "success_rate"
+    frame = ingest.frame
+    assert series_of(frame, "addition", "train", "success_rate") == [(10 * i, i / 20) for i in range(0, 12, 2)]
+    assert series_of(frame, "sorting", "eval", "success_rate") == [(10 * i + 1, 0.2 + i / 100) for i in (3, 7, 11)]
+    assert series_of(frame, "sorting", "micro_eval", "success_rate") == [(10 * i + 2, 0.3) for i in (3, 7, 11)]
+    assert set(frame.env_id) == {"addition", "sorting"}
+    assert "_runtime" in info.unclaimed_tags and "inference.weight_step" not in info.unclaimed_tags
+
+
+def test_atropos_env_id_drops_the_instance_number(tmp_path):
+    rows = [{"gsm8k_0_train/percent_correct": i / 10, "gsm8k_0_eval/percent_correct": i / 20,
+             "gsm8k_0_train/completion_lengths": 100 + i} for i in range(6)]
+    write_wandb(tmp_path, rows, steps=[3 * i for i in range(6)])
+    ingest = curriwatch.load(tmp_path)
+    assert ingest.runs[0].profile == "atropos" and ingest.runs[0].performance_metric == "percent_correct"
+    assert series_of(ingest.frame, "gsm8k", "train", "percent_correct") == [(3 * i, i / 10) for i in range(6)]
+    assert series_of(ingest.frame, "gsm8k", "eval", "percent_correct") == [(3 * i, i / 20) for i in range(6)]
+
+
+def test_roll_layout_written_by_torch(tmp_path):
+    pytest.importorskip("torch")
+    run = tmp_path / "roll_exp" / "20261101-120000"
+    series = {
+        "env/SimpleSokoban/success": [(s, s / 100) for s in range(0, 50, 5)],
+        "env/SimpleSokoban/action_is_valid": [(s, 1.0) for s in range(0, 50, 5)],
+        "val/env/SimpleSokoban/success": [(s, s / 80) for s in range(0, 50, 10)],
+        "val/SimpleSokoban/score/mean": [(s, s / 90) for s in range(0, 50, 10)],
+        "val/score/mean": [(s, 0.1) for s in range(0, 50, 10)],
+        "system/tps": [(s, 100.0) for s in range(0, 50, 5)],
+    }
+    write_tb(run, series, writer="torch")
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert info.name == "roll_exp/20261101-120000" and info.profile == "roll"
+    assert info.performance_metric == "success"
+    f32 = lambda x: float(np.float32(x))  # noqa: E731
+    assert series_of(ingest.frame, "SimpleSokoban", "eval", "success") == [(s, f32(s / 80)) for s in range(0, 50, 10)]
+    assert series_of(ingest.frame, "SimpleSokoban", "eval", "score/mean") == [(s, f32(s / 90)) for s in range(0, 50, 10)]
+    assert series_of(ingest.frame, "SimpleSokoban", "train", "success") == [(s, f32(s / 100)) for s in range(0, 50, 5)]
+    assert sorted(info.unclaimed_tags) == ["system/tps", "val/score/mean"]
+
+
+def test_generic_with_state_series(tmp_path):
+    write_tb(tmp_path / "run", {
+        "train/maze/easy/reward": [(s, s / 10) for s in range(5)],  # env ids may hold "/"
+        "eval/maze/easy/reward": [(4, 0.25)],
+        "curriculum/maze/easy/state": [(0, 1), (4, 2)],
+    })
+    ingest = curriwatch.load(tmp_path)
+    assert ingest.runs[0].profile == "generic"
+    assert series_of(ingest.frame, "maze/easy", "state", "state") == [(0, 1.0), (4, 2.0)]
+    assert series_of(ingest.frame, "maze/easy", "eval", "reward") == [(4, 0.25)]
+
+
+def test_profile_option_overrides_detection_and_unknown_profile_is_an_error(tmp_path):
+    write_tb(tmp_path / "run", {"train/a/reward": [(1, 0.5)], "env/b/success": [(1, 0.5)],
+                                "env/c/success": [(1, 0.5)]})
+    assert curriwatch.load(tmp_path).runs[0].profile == "roll"  # claims 2 of 3 tags
+    forced = curriwatch.load(tmp_path, profile="generic")
+    assert forced.runs[0].profile == "generic" and set(forced.frame.env_id) == {"a"}
+    with pytest.raises(ConfigError, match="unknown profile 'nope'"):
+        curriwatch.load(tmp_path, profile="nope")
+
+
+def test_user_profile_from_yaml(tmp_path):
+    write_tb(tmp_path / "logs" / "run", {
+        "lesson.alpha.train.success": [(s, s / 4) for s in range(4)],
+        "lesson.alpha.test.success": [(3, 0.7)],
+        "global_step_time": [(s, 1.0) for s in range(4)],
+    })
+    config = tmp_path / "curriwatch.yaml"
+    config.write_text(
+        "profiles:\n"
+        "  mylab:\n"
+        "    patterns:\n"
+        "      - regex: '^lesson\\.(?P<env>[^.]+)\\.(?P<split>train|test)\\.(?P<metric>.+)$'\n"
+        "    performance_metric: success\n"
+    )
+    ingest = curriwatch.load(tmp_path / "logs", config=config)
+    (info,) = ingest.runs
+    assert info.profile == "mylab" and info.performance_metric == "success"
+    assert series_of(ingest.frame, "alpha", "eval", "success") == [(3, 0.699999988079071)]
+    assert info.unclaimed_tags == ["global_step_time"]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("profiles:\n  p:\n    patterns: ['^(?P<split>train)/(?P<metric>.+)$']\n    performance_metric: r\n",
+     r"profiles.p.patterns\[0\].regex: needs a named group \(\?P<env>"),
+    ("profiles:\n  p:\n    patterns: ['^(?P<env>[a-']\n    performance_metric: r\n",
+     r"profiles.p.patterns\[0\].regex: does not compile"),
+    ("profiles:\n  p:\n    patterns: ['^(?P<env>.+)$']\n    performance_metric: r\n",
+     r"profiles.p.patterns\[0\]: give `split:`"),
+    ("profiles:\n  p:\n    patterns: ['^(?P<env>.+)$']\n    colour: red\n", r"profiles.p.colour: unknown key"),
+])
+def test_bad_user_profiles_name_the_key(tmp_path, body, message):
+    config = tmp_path / "c.yaml"
+    config.write_text(body)
+    with pytest.raises(ConfigError, match=message):
+        curriwatch.load_config(config)

@@ -1,0 +1,188 @@
+"""The native TensorBoard reader against formula values and against tbparse, on real writer output."""
+from __future__ import annotations
+
+import math
+import shutil
+import struct
+
+import pytest
+
+from curriwatch.discover import discover
+from curriwatch.readers import read_run
+from curriwatch.readers.tensorboard import read_tensorboard
+from curriwatch.readers.tfrecord import FramingReport, frame_records
+from writers import event_file, write_tb
+
+
+def formula_series(n_tags=3, n_steps=40):
+    return {f"train/env{k}/reward": [(s * 5, math.sin(s / 7 + k) * (k + 1)) for s in range(n_steps)]
+            for k in range(n_tags)}
+
+
+def only_run(logdir):
+    runs, issues = discover(logdir)
+    assert issues == []
+    assert len(runs) == 1
+    return runs[0]
+
+
+def as_float32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+@pytest.mark.parametrize("writer", ["tensorboardX", "torch", "torch-tensor"])
+def test_reads_every_point_of_each_writer(tmp_path, writer):
+    pytest.importorskip("torch") if writer.startswith("torch") else None
+    series = formula_series()
+    write_tb(tmp_path / "run", series, writer=writer)
+    raw = read_tensorboard(only_run(tmp_path))
+    expected = sorted((tag, step, as_float32(v)) for tag, pts in series.items() for step, v in pts)
+    assert sorted(raw.points()) == expected
+    assert raw.issues == []
+    assert all(w == 1_700_000_000.0 + s for w, s in zip(raw.wall_time, raw.step))
+
+
+@pytest.mark.parametrize("writer", ["tensorboardX", "torch-tensor"])
+def test_same_points_as_tbparse(tmp_path, writer):
+    if writer.startswith("torch"):
+        pytest.importorskip("torch")
+    write_tb(tmp_path / "run", formula_series(n_tags=5, n_steps=200), writer=writer)
+    run = only_run(tmp_path)
+    ours = read_run(run, "native")
+    oracle = read_run(run, "tbparse")
+    assert len(ours) == 1000
+    assert sorted(ours.points()) == sorted(oracle.points())
+
+
+def record_ends(data: bytes) -> list[int]:
+    """Byte offset where each record ends, framed independently of the reader (u64 length + 16)."""
+    ends, pos = [], 0
+    while pos < len(data):
+        (length,) = struct.unpack_from("<Q", data, pos)
+        pos += 12 + length + 4
+        ends.append(pos)
+    assert pos == len(data)
+    return ends
+
+
+def test_truncation_at_many_cut_points_keeps_exactly_the_complete_records(tmp_path):
+    write_tb(tmp_path / "full", {"train/a/reward": [(s, s / 10) for s in range(60)]})
+    data = event_file(tmp_path / "full").read_bytes()
+    ends = record_ends(data)
+    # the first record is file_version (no scalar); every later record holds one point, step = index
+    cuts = sorted(set(range(0, len(data), 7)) | set(ends) | {e - 1 for e in ends} | {e + 1 for e in ends})
+    for cut in cuts:
+        if cut > len(data):
+            continue
+        folder = tmp_path / f"cut{cut}"
+        folder.mkdir()
+        (folder / "events.out.tfevents.1.host").write_bytes(data[:cut])
+        raw = read_tensorboard(only_run(folder))
+        complete = sum(1 for e in ends if e <= cut)
+        n_points = max(complete - 1, 0)
+        assert [s for s in raw.step] == list(range(n_points)), cut
+        tail = [i for i in raw.issues if i.kind == "incomplete_tail"]
+        assert len(tail) == (0 if cut in ends or cut == 0 else 1), (cut, raw.issues)
+        if tail:
+            assert f"byte {max([e for e in ends if e <= cut], default=0)} of {cut}" in tail[0].detail
+        shutil.rmtree(folder)
+
+
+def test_truncated_file_matches_tbparse(tmp_path):
+    write_tb(tmp_path / "full", formula_series(n_tags=2, n_steps=50))
+    data = event_file(tmp_path / "full").read_bytes()
+    for cut in (len(data) // 3, len(data) // 2 + 5, len(data) - 3):
+        folder = tmp_path / f"cut{cut}"
+        folder.mkdir()
+        (folder / "events.out.tfevents.1.host").write_bytes(data[:cut])
+        run = only_run(folder)
+        assert sorted(read_run(run).points()) == sorted(read_run(run, "tbparse").points())
+
+
+def test_bad_payload_crc_skips_that_record_only(tmp_path):
+    write_tb(tmp_path / "full", {"train/a/reward": [(s, float(s)) for s in range(10)]})
+    data = bytearray(event_file(tmp_path / "full").read_bytes())
+    ends = record_ends(bytes(data))
+    victim_start = ends[3]  # record 4 = the point of step 3
+    data[victim_start + 14] ^= 0xFF  # a byte inside its payload
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "events.out.tfevents.1.host").write_bytes(bytes(data))
+    raw = read_tensorboard(only_run(folder))
+    assert list(raw.step) == [0, 1, 2, 4, 5, 6, 7, 8, 9]
+    (issue,) = raw.issues
+    assert issue.kind == "bad_crc" and f"first at byte {victim_start}" in issue.detail
+    assert issue.path.endswith("events.out.tfevents.1.host")
+
+
+def test_bad_length_crc_stops_and_keeps_everything_before(tmp_path):
+    write_tb(tmp_path / "full", {"train/a/reward": [(s, float(s)) for s in range(10)]})
+    data = bytearray(event_file(tmp_path / "full").read_bytes())
+    ends = record_ends(bytes(data))
+    data[ends[5] + 2] ^= 0x01  # inside the length field of record 6 (step 5)
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "events.out.tfevents.1.host").write_bytes(bytes(data))
+    raw = read_tensorboard(only_run(folder))
+    assert list(raw.step) == [0, 1, 2, 3, 4]
+    (issue,) = raw.issues
+    assert issue.kind == "corrupt_record" and f"byte {ends[5]}" in issue.detail
+
+
+def test_length_claiming_gigabytes_is_an_incomplete_tail_not_an_allocation(tmp_path):
+    write_tb(tmp_path / "full", {"train/a/reward": [(s, float(s)) for s in range(3)]})
+    data = event_file(tmp_path / "full").read_bytes()
+    from curriwatch.readers.tfrecord import masked_crc32c
+
+    header = struct.pack("<Q", 1 << 40)
+    forged = data + header + struct.pack("<I", masked_crc32c(header)) + b"\0" * 16
+    report = FramingReport()
+    starts, _ends = frame_records(forged, report)
+    assert len(starts) == 4
+    assert report.stop_reason == "incomplete_tail" and report.stop_offset == len(data)
+
+
+def test_restart_writes_the_same_steps_again_and_last_write_wins(tmp_path):
+    import curriwatch
+
+    run = tmp_path / "run"
+    write_tb(run, {"train/a/reward": [(s, 1.0) for s in range(10)]}, suffix=".first")
+    # a resumed job writes a second file that repeats steps 5..9 with new values
+    write_tb(run, {"train/a/reward": [(s, 2.0) for s in range(5, 15)]}, suffix=".second")
+    ingest = curriwatch.load(tmp_path)
+    values = dict(zip(ingest.frame["step"], ingest.frame["value"]))
+    assert values == {**{s: 1.0 for s in range(5)}, **{s: 2.0 for s in range(5, 15)}}
+    (dup,) = [i for i in ingest.run("run").issues if i.kind == "duplicate_points"]
+    assert dup.detail.startswith("5 point(s)")
+
+
+def test_add_scalars_and_add_hparams_subfolders_belong_to_their_run(tmp_path):
+    from tensorboardX import SummaryWriter
+
+    w = SummaryWriter(str(tmp_path / "exp" / "run"))
+    for step in range(5):
+        w.add_scalar("train/a/reward", step / 10, step)
+        w.add_scalars("train/b", {"reward": step / 5, "success": step / 4}, step)
+    w.add_hparams({"lr": 0.1}, {"hparam/score": 1.0})
+    w.close()
+    runs, issues = discover(tmp_path)
+    assert [r.name for r in runs] == ["exp/run"] and issues == []
+    raw = read_tensorboard(runs[0])
+    tags = set(raw.tags)
+    assert {"train/a/reward", "train/b/reward", "train/b/success"} <= tags
+    by_tag = {}
+    for tag, step, value in raw.points():
+        by_tag.setdefault(tag, []).append((step, value))
+    assert by_tag["train/b/success"] == [(s, as_float32(s / 4)) for s in range(5)]
+
+
+def test_torch_add_scalars_subfolders_get_the_same_tags(tmp_path):
+    pytest.importorskip("torch")
+    from torch.utils.tensorboard import SummaryWriter
+
+    w = SummaryWriter(str(tmp_path / "run"))
+    for step in range(3):
+        w.add_scalars("train/b", {"reward": step / 5, "success": step / 4}, step)
+    w.close()
+    raw = read_tensorboard(only_run(tmp_path))
+    assert set(raw.tags) == {"train/b/reward", "train/b/success"}

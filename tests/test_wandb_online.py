@@ -1,0 +1,77 @@
+"""Online W&B runs: the API's answers are recorded at its boundary (the only place a stand-in is
+allowed): `Api().run(path)` with `.summary` and `.scan_history(keys=[key])`."""
+from __future__ import annotations
+
+import curriwatch
+from curriwatch.model import RunSource
+from curriwatch.readers import wandb_online
+
+
+class RecordedRun:
+    """Answers as wandb's public API gives them: one scan per key, rows with `_step`."""
+
+    def __init__(self, history: list[dict]):
+        self.history = history
+        self.summary = {}
+        for row in history:
+            for key, value in row.items():
+                node = self.summary
+                parts = key.split(".")
+                for part in parts[:-1]:
+                    node = node.setdefault(part, {})
+                node[parts[-1]] = value
+        self.scans: list[list[str]] = []
+
+    def scan_history(self, keys=None, page_size=1000, min_step=0, max_step=None):
+        self.scans.append(list(keys))
+        return [{k: row[k] for k in ("_step", "_timestamp", *keys) if k in row}
+                for row in self.history if all(k in row for k in keys)]
+
+
+class RecordedApi:
+    def __init__(self, runs):
+        self.runs = runs
+
+    def run(self, path):
+        if path not in self.runs:
+            raise ValueError(f"Could not find run {path}")
+        return self.runs[path]
+
+
+def marin_history():
+    rows = []
+    for i in range(8):
+        rows.append({"_step": len(rows), "_timestamp": 1.7e9 + i, "_runtime": i,
+                     "inference.rollout/add/success_rate": i / 8, "inference.weight_step": 10 * i})
+        if i % 4 == 0:
+            rows.append({"_step": len(rows), "_timestamp": 1.7e9 + i,
+                         "inference.eval/add/success_rate": 0.3 + i / 100, "inference.train_step": 10 * i})
+    return rows
+
+
+def test_each_key_is_scanned_alone_and_rows_join_on_step(monkeypatch):
+    recorded = RecordedRun(marin_history())
+    api = RecordedApi({"team/proj/abc123": recorded})
+    monkeypatch.setattr(wandb_online, "_default_api", lambda: api)
+    ingest = curriwatch.load(wandb_runs=["team/proj/abc123"])
+    assert all(len(keys) == 1 for keys in recorded.scans)
+    assert {k for (k,) in recorded.scans} == {
+        "inference.rollout/add/success_rate", "inference.weight_step",
+        "inference.eval/add/success_rate", "inference.train_step"}
+    (info,) = ingest.runs
+    assert info.name == "team/proj/abc123" and info.source == "wandb-online" and info.profile == "marin"
+    frame = ingest.frame
+    train = frame[frame.split == "train"]
+    assert list(zip(train.step, train.value)) == [(10 * i, i / 8) for i in range(8)]
+    evals = frame[frame.split == "eval"]
+    assert list(zip(evals.step, evals.value)) == [(0, 0.3 + 0 / 100), (40, 0.3 + 4 / 100)]
+
+
+def test_unknown_online_run_is_a_data_issue_and_nothing_readable_is_an_error(monkeypatch):
+    import pytest
+
+    monkeypatch.setattr(wandb_online, "_default_api", lambda: RecordedApi({}))
+    raw = wandb_online.read_wandb_online(RunSource("t/p/x", "wandb-online", "t/p/x"))
+    assert [i.kind for i in raw.issues] == ["unreadable_run"]
+    with pytest.raises(curriwatch.InputError, match="Could not find run t/p/x"):
+        curriwatch.load(wandb_runs=["t/p/x"])

@@ -1,0 +1,135 @@
+"""The W&B offline reader on files written by wandb itself (offline mode)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from curriwatch.discover import discover
+from curriwatch.readers.leveldb_log import LogReport, iter_log_records
+from curriwatch.readers.wandb_offline import read_wandb_offline
+from writers import write_wandb
+
+
+@pytest.fixture(scope="module")
+def formula_run(tmp_path_factory):
+    """30 rows with an explicit step, nested keys, NaN/inf, a string and a sparse eval key."""
+    folder = tmp_path_factory.mktemp("wb")
+    rows, steps = [], []
+    for i in range(30):
+        row = {"train/a/reward": i / 10, "nested": {"x": i * 2, "y": {"z": -i}}, "note": f"row {i}"}
+        if i % 10 == 0:
+            row["eval/a/reward"] = 1 - i / 100
+        if i == 7:
+            row["weird"] = float("nan")
+        if i == 8:
+            row["weird"] = float("inf")
+        rows.append(row)
+        steps.append(100 + i * 5)
+    path = write_wandb(folder, rows, steps=steps)
+    return folder, path, rows, steps
+
+
+def only_run(folder):
+    runs, issues = discover(folder)
+    assert issues == [] and len(runs) == 1 and runs[0].source == "wandb"
+    return runs[0]
+
+
+def test_reads_history_rows_with_steps_nested_keys_and_specials(formula_run):
+    folder, _path, rows, steps = formula_run
+    raw = read_wandb_offline(only_run(folder))
+    got = {}
+    for tag, step, value in raw.points():
+        got.setdefault(tag, []).append((step, value))
+    assert got["train/a/reward"] == [(s, i / 10) for i, s in enumerate(steps)]
+    assert got["nested.x"] == [(s, float(i * 2)) for i, s in enumerate(steps)]
+    assert got["nested.y.z"] == [(s, float(-i)) for i, s in enumerate(steps)]
+    assert got["eval/a/reward"] == [(steps[i], 1 - i / 100) for i in (0, 10, 20)]
+    weird = got["weird"]
+    assert weird[0][0] == steps[7] and math.isnan(weird[0][1])
+    assert weird[1] == (steps[8], math.inf)
+    assert "_step" not in got and "_timestamp" not in got
+    assert all(1.5e9 < w < 3e9 for w in raw.wall_time)  # _timestamp became wall_time
+    (issue,) = [i for i in raw.issues if i.kind == "non_numeric_values"]
+    assert issue.detail.startswith("30 history value(s)") and "note" in issue.detail
+
+
+def test_truncation_at_many_cut_points_keeps_exactly_the_complete_records(formula_run):
+    folder, path, _rows, steps = formula_run
+    data = path.read_bytes()
+    full = LogReport()
+    records = list(iter_log_records(data, full))
+    assert full.damage == [] and full.incomplete_tail is None
+    run = only_run(folder)
+    from curriwatch.readers.wandb_offline import _record_class
+
+    parse = _record_class().FromString
+    # where each history record ends, and the step it holds
+    ends = []
+    for offset, payload in records:
+        record = parse(payload)
+        if record.HasField("history"):
+            ends.append((offset + 7 + len(payload), record.history.step.num))
+    assert [s for _e, s in ends] == steps
+    for cut in list(range(7, len(data), max(1, len(data) // 97))) + [e for e, _s in ends]:
+        tmp = path.parent.parent / f"cut-{cut}"
+        tmp.mkdir()
+        (tmp / path.name).write_bytes(data[:cut])
+        raw = read_wandb_offline(type(run)(run.name, "wandb", str(tmp), (str(tmp / path.name),)))
+        expected = [s for e, s in ends if e <= cut]
+        got_steps = sorted({s for tag, s, _v in raw.points() if tag == "train/a/reward"})
+        assert got_steps == expected, cut
+        assert not [i for i in raw.issues if i.kind == "corrupt_record"], (cut, raw.issues)
+        for f in tmp.iterdir():
+            f.unlink()
+        tmp.rmdir()
+
+
+def test_large_rows_span_blocks_and_are_reassembled(tmp_path):
+    rows = [{f"train/env{k:03d}/reward": (i * k) % 17 / 17 for k in range(400)} for i in range(20)]
+    path = write_wandb(tmp_path, rows)
+    assert path.stat().st_size > 3 * 32 * 1024
+    report = LogReport()
+    kinds = list(iter_log_records(path.read_bytes(), report))
+    assert report.damage == [] and kinds
+    raw = read_wandb_offline(only_run(tmp_path))
+    assert sum(1 for t, _s, _v in raw.points() if t.startswith("train/")) == 20 * 400
+    assert set(raw.tags) == {f"train/env{k:03d}/reward" for k in range(400)} | {"_runtime"}
+    got = {(tag, step): v for tag, step, v in raw.points()}
+    assert got[("train/env399/reward", 19)] == (19 * 399) % 17 / 17
+
+
+def test_corrupt_chunk_skips_to_next_block_and_reads_on(tmp_path):
+    from curriwatch.readers.leveldb_log import BLOCK
+    from curriwatch.readers.wandb_offline import _record_class
+
+    rows = [{f"train/env{k:03d}/reward": float(i) for k in range(200)} for i in range(40)]
+    path = write_wandb(tmp_path, rows)
+    data = bytearray(path.read_bytes())
+    parse = _record_class().FromString
+    history = [(offset, len(payload), parse(payload).history.step.num)
+               for offset, payload in iter_log_records(bytes(data), LogReport())
+               if parse(payload).HasField("history")]
+    # damage the first history record that starts inside block 1, a few bytes into its data
+    offset, _length, victim = next(h for h in history if BLOCK <= h[0] < 2 * BLOCK)
+    data[offset + 7 + 20] ^= 0xFF
+    path.write_bytes(bytes(data))
+    raw = read_wandb_offline(only_run(tmp_path))
+    steps = {s for _t, s, _v in raw.points()}
+    before = {s for off, _n, s in history if off < offset}
+    after = {s for off, _n, s in history if off >= 2 * BLOCK}
+    assert victim not in steps
+    assert before <= steps and after <= steps  # everything before the damage and after the next block
+    (issue,) = [i for i in raw.issues if i.kind == "corrupt_record"]
+    assert f"first at byte {offset}" in issue.detail
+
+
+def test_not_a_wandb_file_is_a_data_issue(tmp_path):
+    folder = tmp_path / "offline-run-x"
+    folder.mkdir()
+    (folder / "run-x.wandb").write_bytes(b"this is not a wandb file at all")
+    raw = read_wandb_offline(only_run(tmp_path))
+    assert len(raw) == 0
+    (issue,) = raw.issues
+    assert issue.kind == "unreadable_file" and "bad magic" in issue.detail

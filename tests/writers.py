@@ -1,0 +1,63 @@
+"""Real writers for test inputs: tensorboardX event files and wandb offline runs."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("WANDB_SILENT", "true")
+os.environ.setdefault("WANDB_MODE", "offline")
+
+
+def write_tb(logdir, series: dict[str, list[tuple[int, float]]], *, writer: str = "tensorboardX",
+             suffix: str = "") -> Path:
+    """Write `series` (tag -> [(step, value)]) step by step and return the run folder.
+
+    writer: "tensorboardX" (simple_value scalars), "torch" (torch's SummaryWriter, simple_value) or
+    "torch-tensor" (torch's new_style=True: scalars as float tensors, as TF2 writes them).
+    """
+    logdir = Path(logdir)
+    if writer == "tensorboardX":
+        from tensorboardX import SummaryWriter
+
+        w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
+        extra = {}
+    else:
+        from torch.utils.tensorboard import SummaryWriter
+
+        w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
+        extra = {"new_style": writer == "torch-tensor"}
+    points = sorted((step, i, tag, value) for i, (tag, pts) in enumerate(series.items()) for step, value in pts)
+    for step, _i, tag, value in points:
+        w.add_scalar(tag, value, step, walltime=1_700_000_000.0 + step, **extra)
+    w.close()
+    return logdir
+
+
+def event_file(folder) -> Path:
+    files = sorted(Path(folder).glob("events.out.tfevents.*"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None, run_id: str = "testrun",
+                crash: bool = False) -> Path:
+    """Log `rows` with wandb in offline mode (optionally with step=), copy the run's `.wandb` file to
+    `dest_folder/offline-run-20260101_000000-{run_id}/` and return the file's path."""
+    import wandb
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run = wandb.init(project="curriwatch-tests", id=run_id, mode="offline", dir=tmp,
+                         settings=wandb.Settings(x_disable_stats=True, console="off"))
+        for i, row in enumerate(rows):
+            if steps is None:
+                run.log(row)
+            else:
+                run.log(row, step=steps[i])
+        run.finish()
+        src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
+        dest = Path(dest_folder) / f"offline-run-20260101_000000-{run_id}" / src.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+    return dest
