@@ -3,6 +3,7 @@
     import curriwatch
     ingest = curriwatch.load("runs/")          # frame + per-run data issues
     ingest.frame                               # run, env_id, split, metric, step, value, wall_time
+    report = curriwatch.analyze(ingest)        # timelines, incidents, health; report.to_dict() is the JSON
 """
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from .config import Config, load_config  # noqa: E402
 from .errors import ConfigError, CurriwatchError, InputError  # noqa: E402
 from .ingest import Ingest, RunInfo, load  # noqa: E402
 from .model import DataIssue  # noqa: E402
+from .analyze import analyze  # noqa: E402
+from .report import Report, RunReport  # noqa: E402
 
 __all__ = [
-    "Config", "ConfigError", "CurriwatchError", "DataIssue", "Ingest", "InputError", "RunInfo",
+    "Config", "ConfigError", "Report", "RunReport", "analyze", "CurriwatchError", "DataIssue", "Ingest", "InputError", "RunInfo",
     "__version__", "load", "load_config",
 ]

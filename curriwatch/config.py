@@ -69,7 +69,7 @@ SPEC: dict = {
         },
         "training_stagnation": {
             "enabled": _bool(True, "report active envs that stop improving"),
-            "min_points": _int(8, "fewest points that may judge a stagnation window", 3),
+            "min_points": _int(20, "fewest points that may judge a stagnation window (widens it)", 3),
             "min_delta": _num(0.05, "improvement, relative to the env's scale, that counts as progress", 0),
         },
         "performance_volatility": {
@@ -77,6 +77,7 @@ SPEC: dict = {
             "window": _int(30, "points in the volatility window", 3),
             "threshold": _num(0.15, "robust coefficient of variation that counts as volatile", 0),
             "min_points": _int(10, "fewest points needed to judge", 3),
+            "noise_factor": _num(2.0, "spread must exceed this x the env's own quietest spread", 1),
         },
         "unexpected_transition": {
             "enabled": _bool(True, "report backwards/unknown states and regressions right after graduation"),

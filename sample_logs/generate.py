@@ -46,13 +46,22 @@ WALL0 = 1_793_534_400.0  # 2026-11-01 12:00 UTC, so TensorBoard wall times are r
 
 @dataclass(frozen=True)
 class Env:
-    """One environment's scenario. Steps are in the run's own step unit."""
+    """One environment's scenario. Steps are in the run's own step unit.
+
+    healthy / regress / late: a logistic learning curve from 0.1 to 0.95 over `span` steps after
+    `unlock`; the curriculum graduates it at `graduate` (explicit states) and stops training it.
+    regress: from `onset` its true performance is 0.45. stagnant: learns linearly from 0.1 to
+    `level` until `onset`, then stays there. volatile: learns linearly from 0.1 to 0.6 until `onset`, then
+    each batch's true performance is 0.2 or 0.8 at random.
+    """
 
     name: str
     role: str  # healthy | regress | stagnant | volatile | late
     unlock: int
     graduate: int | None  # step at which the simulated curriculum graduates it
     onset: int | None = None  # step where the injected anomaly starts
+    span: int = 0  # learning time of the logistic curves
+    level: float = 0.5  # where a stagnant env stops
 
     def true_p(self, step: int, rng: np.random.Generator) -> float:
         """The env's true success probability at `step`."""
@@ -60,18 +69,15 @@ class Env:
             return 0.05
         t = step - self.unlock
         if self.role in ("healthy", "late", "regress"):
-            span = (self.graduate - self.unlock) * 0.6
-            p = 0.1 + 0.85 / (1 + math.exp(-(t - span / 2) / (span / 8)))
             if self.role == "regress" and step >= self.onset:
-                p = 0.45
-            return p
+                return 0.45
+            return 0.1 + 0.85 / (1 + math.exp(-(t - self.span / 2) / (self.span / 10)))
         if self.role == "stagnant":
-            return 0.1 + 0.25 * min(step, self.onset) / self.onset
+            return 0.1 + (self.level - 0.1) * min(step, self.onset) / self.onset
         if self.role == "volatile":
-            base = 0.1 + 0.4 * min(t / max(self.onset, 1), 1.0)
             if step >= self.onset:
                 return float(rng.choice([0.2, 0.8]))
-            return base
+            return 0.1 + 0.5 * t / self.onset
         raise ValueError(self.role)
 
     def state(self, step: int) -> int:
@@ -86,27 +92,27 @@ def observe(p: float, rng: np.random.Generator) -> float:
     return float(rng.binomial(BATCH, p) / BATCH)
 
 
-# Scenarios per run. The generic and ROLL runs use steps 0..4000 / 0..1500; Marin 0..8000.
+# Scenarios per run. Generic: steps 0..4000; ROLL: 0..1500; Marin: 0..12000.
 GENERIC = [
-    Env("easy_addition", "healthy", unlock=0, graduate=1400),
-    Env("two_digit", "regress", unlock=0, graduate=1600, onset=2600),
+    Env("easy_addition", "healthy", unlock=0, graduate=900, span=500),
+    Env("two_digit", "regress", unlock=0, graduate=1000, onset=2600, span=550),
     Env("word_problems", "stagnant", unlock=0, graduate=None, onset=1200),
     Env("logic_puzzles", "volatile", unlock=0, graduate=None, onset=1800),
-    Env("geometry", "late", unlock=1600, graduate=3400),
+    Env("geometry", "late", unlock=1600, graduate=2500, span=500),
 ]
 ROLL = [
-    Env("SimpleSokoban", "healthy", unlock=0, graduate=500),
-    Env("FrozenLake", "regress", unlock=0, graduate=600, onset=1000),
+    Env("SimpleSokoban", "healthy", unlock=0, graduate=500, span=250),
+    Env("FrozenLake", "regress", unlock=0, graduate=600, onset=1000, span=300),
     Env("WebShop", "stagnant", unlock=0, graduate=None, onset=400),
     Env("Countdown", "volatile", unlock=0, graduate=None, onset=700),
-    Env("Maze", "late", unlock=600, graduate=1300),
+    Env("Maze", "late", unlock=600, graduate=1100, span=250),
 ]
 MARIN = [
-    Env("addition", "healthy", unlock=0, graduate=3000),
-    Env("multiplication", "regress", unlock=0, graduate=3600, onset=5600),
-    Env("sorting", "stagnant", unlock=0, graduate=None, onset=2500),
-    Env("parsing", "volatile", unlock=0, graduate=None, onset=3500),
-    Env("reasoning", "late", unlock=3000, graduate=7000),
+    Env("addition", "healthy", unlock=0, graduate=4000, span=1200),
+    Env("multiplication", "regress", unlock=0, graduate=4500, onset=9000, span=1400),
+    Env("sorting", "stagnant", unlock=0, graduate=None, onset=2000, level=0.6),
+    Env("parsing", "volatile", unlock=0, graduate=None, onset=7000),
+    Env("reasoning", "late", unlock=6000, graduate=10000, span=1000),
 ]
 
 
@@ -146,8 +152,9 @@ def write_roll(out: Path, rng) -> dict:
             p = env.true_p(step, rng)
             if state == 1:
                 w.add_scalar(f"env/{env.name}/success", observe(p, rng), step, walltime=wall)
-                w.add_scalar(f"env/{env.name}/action_is_valid", min(1.0, observe(p, rng) + 0.3), step,
-                             walltime=wall)
+                if step % 10 == 0:
+                    w.add_scalar(f"env/{env.name}/action_is_valid", min(1.0, observe(p, rng) + 0.3), step,
+                                 walltime=wall)
             if step % 20 == 0 and state >= 1:
                 score = observe(p, rng)
                 w.add_scalar(f"val/env/{env.name}/success", score, step, walltime=wall)
@@ -164,7 +171,7 @@ def write_marin(out: Path, rng) -> dict:
     import wandb
 
     run_id = "cw0marin"
-    last = 8000
+    last = 12000
     with tempfile.TemporaryDirectory() as tmp:
         run = wandb.init(project="curriwatch-sample", id=run_id, mode="offline", dir=tmp,
                          settings=wandb.Settings(x_disable_stats=True, console="off"))
@@ -182,7 +189,7 @@ def write_marin(out: Path, rng) -> dict:
                     f"inference.rollout/{env.name}/total_count": BATCH,
                     "inference.weight_step": step,
                 })
-                if step % 50 == 0:
+                if step % 100 == 50:
                     run.log({f"inference.micro_eval/{env.name}/success_rate": observe(p, rng),
                              "inference.train_step": step})
             if step % 100 == 0:

@@ -1,0 +1,75 @@
+"""Per-environment health: the fields of design.md's JSON contract."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .envdata import EnvData
+from .incidents import SEVERITY_RANK, Incident
+from .stats import trailing_median, trend
+
+TREND_POINTS = 20  # the trend looks at this many latest performance points
+TREND_MIN_CHANGE = 0.05  # relative change over those points that counts as a trend
+
+
+@dataclass
+class EnvHealth:
+    env_id: str
+    current_state: str
+    current_train_performance: float | None
+    current_eval_performance: float | None
+    peak_performance: float | None
+    performance_trend: str
+    time_in_current_state: int
+    total_training_steps: int
+    health_status: str
+    warnings: list[str] = field(default_factory=list)
+    graduation_step: int | None = None
+    graduation_baseline: float | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def status_of(incidents: list[Incident]) -> str:
+    """critical: an unresolved critical incident; warning: an unresolved warning or any past
+    critical; else healthy. Info incidents never change the status."""
+    worst = "healthy"
+    for inc in incidents:
+        level = inc.severity if not inc.resolved else ("warning" if inc.severity == "critical" else None)
+        if level in ("warning", "critical") and (worst == "healthy" or SEVERITY_RANK[level] > SEVERITY_RANK[worst]):
+            worst = level
+    return worst
+
+
+def performance_trend(steps: np.ndarray, values: np.ndarray) -> str:
+    """improving | stable | regressing over the latest TREND_POINTS points, relative to their level."""
+    steps, values = steps[-TREND_POINTS:], values[-TREND_POINTS:]
+    slope, p = trend(steps, values)
+    if np.isnan(slope) or np.isnan(p) or p >= 0.05:
+        return "stable"
+    scale = float(np.mean(np.abs(values))) or 1.0
+    change = slope * float(steps[-1] - steps[0]) / scale
+    if change > TREND_MIN_CHANGE:
+        return "improving"
+    if change < -TREND_MIN_CHANGE:
+        return "regressing"
+    return "stable"
+
+
+def env_health(env: EnvData, incidents: list[Incident], baseline: float | None) -> EnvHealth:
+    perf = env.performance
+    last = lambda s: float(s.values[-1]) if len(s) else None  # noqa: E731
+    peak = float(np.max(trailing_median(perf.values, 3))) if len(perf) else None
+    current = env.timeline[-1] if env.timeline else None
+    active = sum(iv.end_step - iv.start_step for iv in env.timeline if iv.state == "active")
+    types = list(dict.fromkeys(i.type for i in incidents))
+    return EnvHealth(
+        env_id=env.env_id, current_state=env.current_state,
+        current_train_performance=last(env.train), current_eval_performance=last(env.eval),
+        peak_performance=peak, performance_trend=performance_trend(perf.steps, perf.values),
+        time_in_current_state=int(env.run_last_step - current.start_step) if current else 0,
+        total_training_steps=int(active), health_status=status_of(incidents), warnings=types,
+        graduation_step=env.graduation_step, graduation_baseline=baseline,
+    )

@@ -1,0 +1,65 @@
+"""Incidents: what rules report. Firing points become incidents; cooldown merges re-firings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+SEVERITIES = ("info", "warning", "critical")
+SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+
+
+@dataclass(frozen=True)
+class Incident:
+    """One finding of one rule on one env, over a span of steps; evidence holds the numbers."""
+
+    type: str
+    env_id: str
+    severity: str
+    first_step: int
+    last_step: int
+    resolved: bool
+    message: str
+    evidence: dict = field(default_factory=dict, hash=False, compare=True)
+
+    def to_dict(self) -> dict:
+        return {"type": self.type, "env_id": self.env_id, "severity": self.severity,
+                "first_step": self.first_step, "last_step": self.last_step, "resolved": self.resolved,
+                "message": self.message, "evidence": self.evidence}
+
+
+def runs_of_true(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) index of every run of consecutive True values."""
+    if len(mask) == 0:
+        return []
+    padded = np.concatenate([[False], mask.astype(bool), [False]])
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
+    """Merge incidents of the same (env, type) that start within `cooldown` steps of the previous
+    one's end: the same problem is not re-issued. The merged incident keeps the worst severity and
+    that incident's message and evidence, and is resolved only if the last part is."""
+    out: list[Incident] = []
+    for inc in sorted(incidents, key=lambda i: (i.env_id, i.type, i.first_step)):
+        prev = out[-1] if out else None
+        if prev and prev.env_id == inc.env_id and prev.type == inc.type and \
+                inc.first_step - prev.last_step <= cooldown:
+            worst = inc if SEVERITY_RANK[inc.severity] > SEVERITY_RANK[prev.severity] else prev
+            evidence = {**worst.evidence, "merged_incidents": prev.evidence.get("merged_incidents", 1) + 1}
+            # the part that reaches furthest says whether it is resolved (open wins a tie)
+            if inc.last_step != prev.last_step:
+                resolved = (inc if inc.last_step > prev.last_step else prev).resolved
+            else:
+                resolved = inc.resolved and prev.resolved
+            out[-1] = replace(worst, first_step=prev.first_step, last_step=max(prev.last_step, inc.last_step),
+                              resolved=resolved, evidence=evidence)
+        else:
+            out.append(inc)
+    return out
+
+
+def worst_severity(incidents: list[Incident], include_info: bool = False) -> str | None:
+    ranks = [SEVERITY_RANK[i.severity] for i in incidents if include_info or i.severity != "info"]
+    return SEVERITIES[max(ranks)] if ranks else None

@@ -1,0 +1,100 @@
+"""The Report: one object every renderer reads (per run: env health, timeline, incidents, data
+issues; plus a summary). `to_dict()` is schema_version 1 of design.md."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .health import EnvHealth
+from .incidents import SEVERITIES, SEVERITY_RANK, Incident
+from .model import DataIssue
+from .timeline import Interval
+
+SCHEMA_VERSION = 1
+STATUS_RANK = {"healthy": 0, "warning": 1, "critical": 2}
+
+
+@dataclass
+class RunReport:
+    run: str
+    source: str
+    profile: str | None
+    step_range: tuple[int, int] | None
+    environments: list[EnvHealth] = field(default_factory=list)
+    timeline: list[tuple[str, Interval]] = field(default_factory=list)  # (env_id, interval)
+    warnings: list[Incident] = field(default_factory=list)
+    data_issues: list[DataIssue] = field(default_factory=list)
+    performance_metric: str | None = None
+
+    @property
+    def health_status(self) -> str:
+        return max((e.health_status for e in self.environments), key=STATUS_RANK.get, default="healthy")
+
+    def to_dict(self) -> dict:
+        return {
+            "run": self.run, "source": self.source, "profile": self.profile,
+            "step_range": list(self.step_range) if self.step_range else None,
+            "health_status": self.health_status,
+            "environments": [e.to_dict() for e in self.environments],
+            "timeline": [{"env_id": env, "state": iv.state, "start_step": iv.start_step, "end_step": iv.end_step}
+                         for env, iv in self.timeline],
+            "warnings": [w.to_dict() for w in self.warnings],
+            "data_issues": [d.to_dict() for d in self.data_issues],
+        }
+
+
+@dataclass
+class Report:
+    logdir: str
+    runs: list[RunReport]
+    curriwatch_version: str = ""
+    issues: list[DataIssue] = field(default_factory=list)  # logdir-level, not tied to a run
+
+    @property
+    def health_status(self) -> str:
+        return max((r.health_status for r in self.runs), key=STATUS_RANK.get, default="healthy")
+
+    def counts(self) -> dict[str, int]:
+        counts = {s: 0 for s in SEVERITIES}
+        for run in self.runs:
+            for w in run.warnings:
+                counts[w.severity] += 1
+        return {"critical": counts["critical"], "warning": counts["warning"], "info": counts["info"]}
+
+    def incidents(self) -> pd.DataFrame:
+        """Every incident of every run in one tidy table (worst first)."""
+        rows = [{"run": r.run, **w.to_dict()} for r in self.runs for w in r.warnings]
+        frame = pd.DataFrame(rows, columns=["run", "type", "env_id", "severity", "first_step", "last_step",
+                                            "resolved", "message", "evidence"])
+        if not frame.empty:
+            frame["_rank"] = frame.severity.map(SEVERITY_RANK)
+            frame = frame.sort_values(["_rank", "run", "first_step"], ascending=[False, True, True],
+                                      kind="stable").drop(columns="_rank").reset_index(drop=True)
+        return frame
+
+    def to_dict(self) -> dict:
+        data = {
+            "schema_version": SCHEMA_VERSION, "curriwatch_version": self.curriwatch_version,
+            "logdir": self.logdir,
+            "summary": {"runs": len(self.runs), "environments": sum(len(r.environments) for r in self.runs),
+                        "health_status": self.health_status, "warnings": self.counts()},
+            "runs": [r.to_dict() for r in self.runs],
+        }
+        if self.issues:
+            data["data_issues"] = [d.to_dict() for d in self.issues]
+        return json_safe(data)
+
+
+def json_safe(value):
+    """NaN and infinities become None; numpy scalars become Python numbers; tuples become lists."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

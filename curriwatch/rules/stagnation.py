@@ -1,0 +1,102 @@
+"""training_stagnation: an active env stops making progress for stagnation_window steps."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..envdata import EnvData
+from ..incidents import Incident, runs_of_true
+from ..stats import range_regression, window_sums
+from . import register
+
+TREND_HORIZON = 3  # the trend test looks back this many windows: slow learners show there
+ONSET_LOOKBACK = 2000  # points the onset search may look back from detection (since activation)
+
+
+@register("training_stagnation", "an active env shows no progress beyond noise for stagnation_window "
+          "steps: window mean not above the previous window's and no significant upward trend")
+def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
+    out = []
+    for k, iv in enumerate(env.timeline):
+        if iv.state != "active":
+            continue
+        last = k + 1 == len(env.timeline)
+        graduates = not last and env.timeline[k + 1].state == "graduated"
+        part = env.train.within(iv.start_step, iv.end_step, include_end=last)
+        out += _stagnation_in(env, part, iv.start_step, s, resolved_after=not last, graduates=graduates)
+    return out
+
+
+def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after: bool,
+                   graduates: bool) -> list[Incident]:
+    """Stagnant stretches of one active interval. The flat stretch an env spends on its plateau
+    right before graduating is what graduation waits for, not stagnation, and is not reported."""
+    min_points = s["min_points"]
+    if len(part) < min_points:
+        return []
+    steps, y = part.steps, part.values
+    dt = part.median_interval() or 1.0
+    window = max(float(s["stagnation_window"]), min_points * dt)
+    x = (steps - steps[0]).astype(np.float64)
+    idx = np.arange(len(steps))
+    a = np.searchsorted(steps, steps - window, "left")  # window [a, i]
+    c = np.searchsorted(steps, steps - 2 * window, "left")  # previous window [c, a)
+    b = np.searchsorted(steps, steps - TREND_HORIZON * window, "left")
+    sums = window_sums(x, y)
+    n_w, mean_w, _sl, _p, std_w = range_regression(sums, a, idx + 1)
+    n_p, mean_p, _sl2, _p2, std_p = range_regression(sums, c, a)
+    _n, _m, slope, p, _sd = range_regression(sums, b, idx + 1)
+    abs_sums = np.concatenate([[0.0], np.cumsum(np.abs(y))])
+    scale = (abs_sums[idx + 1] - abs_sums[c]) / np.maximum(idx + 1 - c, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        noise = np.sqrt(std_w ** 2 / n_w + std_p ** 2 / n_p)
+        improvement = mean_w - mean_p
+        progress = improvement > np.maximum(s["min_delta"] * scale, 2 * noise)
+        rising = (slope > 0) & (p < 0.05)
+    # judged only once the env has been active for two windows: the start of learning is often flat
+    eligible = (steps - 2 * window >= max(active_from, int(steps[0]))) & (n_w >= min_points) & (n_p >= 2)
+    stagnant = eligible & ~progress & ~rising
+    out = []
+    # the level the env graduated at: a plateau there is graduation's wait, not stagnation
+    grad_level = float(np.mean(y[max(0, len(y) - min_points):])) if graduates else None
+    for i0, i1 in runs_of_true(stagnant):
+        if grad_level is not None and (i1 == len(steps) - 1 or
+                                       mean_w[i0:i1 + 1].min() >= s["regression_threshold"] * grad_level):
+            continue
+        start = int(steps[_onset(steps, y, max(0, i0 - ONSET_LOOKBACK), i0)])
+        resolved = i1 < len(steps) - 1 or resolved_after
+        sparse = window > s["stagnation_window"]
+        out.append(Incident(
+            "training_stagnation", env.env_id, "warning", start, int(steps[i1]), resolved,
+            f"no progress in training performance since step {start} (judged over {int(window)}-step windows; "
+            f"mean {mean_w[i0]:.3g} vs {mean_p[i0]:.3g} in the window before)",
+            {"window_steps": int(window), "points_in_window": int(n_w[i0]), "window_mean": round(float(mean_w[i0]), 6),
+             "previous_window_mean": round(float(mean_p[i0]), 6),
+             "improvement": round(float(improvement[i0]), 6),
+             "min_improvement": round(float(max(s["min_delta"] * scale[i0], 2 * noise[i0])), 6),
+             "trend_slope_per_step": None if np.isnan(slope[i0]) else float(slope[i0]),
+             "trend_p_value": None if np.isnan(p[i0]) else round(float(p[i0]), 4),
+             "trend_horizon_steps": int(TREND_HORIZON * window), "detected_at_step": int(steps[i0]),
+             **({"note": f"logging is sparse (one point per ~{dt:g} steps): the window was widened from "
+                         f"{s['stagnation_window']} to {int(window)} steps to hold {min_points} points"}
+                if sparse else {})}))
+    return out
+
+
+def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
+    """Where the flat stretch detected at point i0 began: the break of the best-fitting hinge
+    (a line up to the break, flat after it) over points lo..i0 (the active interval, at most
+    ONSET_LOOKBACK points back); lo when nothing rose before."""
+    x = (steps[lo: i0 + 1] - steps[lo]).astype(np.float64)
+    v = y[lo: i0 + 1]
+    if len(x) < 4:
+        return lo
+    z = np.minimum(x[None, :] - x[:, None], 0.0)  # row k: the hinge with its break at point k
+    zc = z - z.mean(axis=1, keepdims=True)
+    vc = v - v.mean()
+    szz = (zc * zc).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = np.where(szz > 0, (zc @ vc) / szz, 0.0)
+    sse = ((vc[None, :] - slope[:, None] * zc) ** 2).sum(axis=1)
+    sse[slope <= 0] = np.inf  # a break only counts after a rise
+    k = int(np.argmin(sse))
+    return lo + k if np.isfinite(sse[k]) else lo

@@ -1,0 +1,100 @@
+"""performance_volatility: performance swings far beyond the env's own noise level."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ..envdata import EnvData, Series
+from ..incidents import Incident, runs_of_true
+from . import register
+
+QUIET_QUANTILE = 0.75  # the env's own noise: read off its quieter windows (a volatile env may be volatile most of its life)
+SQRT2 = np.sqrt(2.0)
+
+
+@register("performance_volatility", "point-to-point robust coefficient of variation over `window` points "
+          "above `threshold`, and a spread above noise_factor x what the env's own noise explains")
+def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
+    parts = [("train", env.train.in_states(env.timeline, ("active",))),
+             ("eval", env.eval.in_states(env.timeline, ("graduated",)))]
+    out = []
+    for name, part in parts:
+        out += _volatility_in(env, name, part, s)
+    return out
+
+
+@lru_cache(maxsize=None)
+def _swing_constant(window: int) -> float:
+    """E[swing_spread] for unit Gaussian noise at this window (a fixed-seed simulation), so the
+    spread reads as a standard deviation."""
+    rng = np.random.default_rng(12345)
+    d = np.abs(np.diff(rng.normal(size=(4000, window)), axis=1))
+    return float(((d.sum(axis=1) - 2 * d.max(axis=1)) / (d.shape[1] - 2)).mean())
+
+
+def swing_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rolling median level, rolling spread of point-to-point changes as a noise sd) at each point.
+
+    Changes between neighbours ignore trends and single steps (a learning curve or a regression is
+    not volatility). The largest change is taken out twice, so one outlier point — which makes two
+    large changes — cannot fire."""
+    level = pd.Series(values).rolling(window, min_periods=min_points).median().to_numpy()
+    changes = pd.Series(np.abs(np.diff(values, prepend=np.nan)))
+    roll = changes.rolling(window - 1, min_periods=max(min_points - 1, 4))
+    count = roll.count().to_numpy()
+    trimmed = (roll.sum().to_numpy() - 2 * roll.max().to_numpy()) / np.maximum(count - 2, 1)
+    return level, trimmed / _swing_constant(window)
+
+
+def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """The spread the env's own noise explains at each point.
+
+    Rates in [0, 1] get the binomial shape sqrt(p(1-p)/n) with n fitted on the env's quieter windows;
+    other metrics get a constant floor: the spread of its quieter windows."""
+    valid = ~np.isnan(sd) & ~np.isnan(level)
+    if not valid.any():
+        return np.full(len(values), np.nan)
+    if values.min() >= 0 and values.max() <= 1:
+        p = np.clip(level, 0.02, 0.98)
+        var = p * (1 - p)
+        ok = valid & (sd > 0)
+        if ok.any():
+            n_eff = float(np.quantile(var[ok] / sd[ok] ** 2, QUIET_QUANTILE))
+            return np.sqrt(var / n_eff)
+    floor = float(np.quantile(sd[valid], 1 - QUIET_QUANTILE))
+    return np.full(len(values), floor)
+
+
+def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incident]:
+    window, min_points = s["window"], s["min_points"]
+    if len(part) < max(min_points, 3):
+        return []
+    y = part.values
+    level, sd = swing_spread(y, window, min_points)
+    noise = expected_noise(y, level, sd)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cv = sd / np.abs(level)
+        fire = (cv > s["threshold"]) & (sd > s["noise_factor"] * noise)
+    fire &= ~np.isnan(cv)
+    out = []
+    for i0, i1 in runs_of_true(fire):
+        if i1 - i0 + 1 < min_points:
+            continue  # a burst shorter than min_points points is not sustained volatility
+        # onset: the first change in the first firing window far beyond the noise
+        w0 = max(1, i0 - window + 2)
+        jumps = np.abs(np.diff(y[w0 - 1: i0 + 1]))
+        far = np.flatnonzero(jumps > 3 * SQRT2 * noise[i0])
+        onset = w0 - 1 + int(far[0]) if len(far) else i0
+        peak = int(np.nanargmax(cv[i0: i1 + 1])) + i0
+        out.append(Incident(
+            "performance_volatility", env.env_id, "warning", int(part.steps[onset]), int(part.steps[i1]),
+            i1 < len(y) - 1,
+            f"{name} performance swings: robust CV {cv[peak]:.2f} over {window} points "
+            f"(threshold {s['threshold']}); spread {sd[peak]:.3g} where its noise explains {noise[peak]:.3g}",
+            {"series": name, "robust_cv": round(float(cv[peak]), 4), "threshold": s["threshold"],
+             "robust_sd": round(float(sd[peak]), 6), "level": round(float(level[peak]), 6),
+             "expected_noise_sd": round(float(noise[peak]), 6), "noise_factor": s["noise_factor"],
+             "window_points": window, "peak_step": int(part.steps[peak])}))
+    return out
