@@ -1,0 +1,131 @@
+"""Rule tests in the series notation of series.py: each case is written to a real event file with
+tensorboardX, loaded and analysed; expected incidents are (type, env, severity, first_step, ±tol),
+and an empty list means the rules named must not fire."""
+from __future__ import annotations
+
+import pytest
+
+from series import Case, EnvSeries as E, check, run_case
+
+RISE = "0.1+0.045x20"  # 20 evals (0..950) from 0.1 to ~0.95
+GRADUATED_AT_1000 = "1x20 2x60"  # state every 50: active 0..950, graduated 1000..3950
+TRAIN_TO_1000 = "0.1+0.01x86 0.95~0.02x10"  # train every 10 while active
+
+CASES = [
+    # graduated_regression
+    Case("graduated env collapses", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                            eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},
+         [("graduated_regression", "a", "critical", 2500, 50)], ("graduated_regression",)),
+    Case("graduated env sags to a warning level", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                         eval=f"{RISE} 0.95~0.02x30 0.78~0.01x30")},
+         [("graduated_regression", "a", "warning", 2500, 50)], ("graduated_regression",)),
+    Case("one bad eval after graduation", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                  eval=f"{RISE} 0.95~0.02x30 0.05 0.95~0.02x29")},
+         [], ("graduated_regression", "unexpected_transition", "performance_volatility")),
+    Case("noise around the graduated level", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                     eval=f"{RISE} 0.9~0.06x60")},
+         [], ("graduated_regression", "performance_volatility")),
+    Case("regression without eval data uses train", {"a": E(state=GRADUATED_AT_1000,
+                                                            train=f"{TRAIN_TO_1000} 0.95~0.02x100 0.3~0.02x100")},
+         [("graduated_regression", "a", "critical", 1960, 20)], ("graduated_regression",)),
+    # training_stagnation
+    Case("learns, then flat", {"a": E(train="0.1+0.01x50 0.6~0.03x150")},
+         [("training_stagnation", "a", "warning", 500, 100)], ("training_stagnation",)),
+    Case("slow steady learner", {"a": E(train="0.1+0.0025~0.03x300")}, [], ("training_stagnation",)),
+    Case("plateau while waiting for graduation", {"a": E(state="1x15 2x65", train="0.1+0.05x18 0.95~0.02x52")},
+         [], ("training_stagnation",)),
+    Case("sparse logging widens the window", {"a": E(train="0.1+0.02x20 0.5~0.02x60", train_every=50)},
+         [("training_stagnation", "a", "warning", 1000, 150)], ("training_stagnation",)),
+    Case("locked env with no data", {
+        "locked": E(state="0x80"),
+        "fine": E(state="1x6 2x74", train="0.1+0.04x21 0.95~0.02x9", eval="0.1+0.2x4 0.95~0.02x76")},
+         [], ()),
+    # performance_volatility
+    Case("swings after a calm start", {"a": E(train="0.1+0.01x40 0.5~0.02x30 (0.2 0.8)x40")},
+         [("performance_volatility", "a", "warning", 700, 20)], ("performance_volatility",)),
+    Case("one outlier in training", {"a": E(train="0.1+0.01x40 0.5~0.02x30 0.0 0.5~0.02x60")},
+         [], ("performance_volatility",)),
+    Case("a level shift is not volatility", {"a": E(train="0.5~0.02x60 0.2~0.02x60")},
+         [], ("performance_volatility",)),
+    Case("a noisy low performer is as noisy as its level explains", {"a": E(train="0.1~0.05x200")},
+         [], ("performance_volatility",)),
+    Case("graduated env's evals swing", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",
+                                                eval="0.1+0.09x10 0.95~0.02x30 (0.3 0.9)x20")},
+         [("performance_volatility", "a", "warning", 2000, 50)], ("performance_volatility",)),
+    # unexpected_transition
+    Case("state goes backwards", {"a": E(state="1x10 2x10 1x10")},
+         [("unexpected_transition", "a", "warning", 1000, 0)], ("unexpected_transition",)),
+    Case("unknown state value", {"a": E(state="1x10 5 1x10")},
+         [("unexpected_transition", "a", "warning", 500, 0)], ("unexpected_transition",)),
+    Case("collapse right after graduation", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",
+                                                    eval="0.1+0.09x10 0.95~0.01x4 0.4~0.02x60")},
+         [("unexpected_transition", "a", "critical", 700, 50)], ("unexpected_transition",)),
+    Case("collapse long after graduation is not unexpected",
+         {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},
+         [], ("unexpected_transition",)),
+    # prolonged_training
+    Case("active for 3000 steps", {"a": E(state="1x60", train="0.3~0.02x300")},
+         [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training",)),
+    Case("graduates in time", {"a": E(state="1x16 2x44", train="0.3~0.02x160")}, [], ("prolonged_training",)),
+    # eval_gap
+    Case("graduated env's evals stop while the run goes on", {
+        "a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40", eval="0.1+0.09x10 0.95~0.01x20"),
+        "b": E(train="0.5~0.02x400")},
+         [("eval_gap", "a", "warning", 1450 + 150, 0)], ("eval_gap",)),
+    Case("eval merely sparse", {"a": E(eval="0.5~0.01x20", eval_every=200), "b": E(train="0.5~0.02x400")},
+         [], ("eval_gap",)),
+    Case("active env's evals stop", {"a": E(train="0.5~0.02x400", eval="0.5~0.02x10")},
+         [("eval_gap", "a", "info", 450 + 150, 0)], ("eval_gap",)),
+    # configuration reaches the rules
+    Case("a disabled rule never fires", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},
+         [], ("graduated_regression",), {"rules": {"graduated_regression": {"enabled": False}}}),
+    Case("a re-tuned threshold turns critical into warning",
+         {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=f"{RISE} 0.95~0.02x30 0.6~0.02x30")},
+         [("graduated_regression", "a", "warning", 2500, 50)], ("graduated_regression",),
+         {"critical_regression_threshold": 0.5}),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule_case(case, tmp_path):
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_recovery_resolves_the_incident_and_cooldown_merges_refirings(tmp_path):
+    case = Case("dips twice, recovers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                eval=f"{RISE} 0.95~0.02x20 0.4x4 0.95x2 0.4x4 0.95~0.02x20")},
+                [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression",))
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    (incident,) = got
+    assert incident.resolved and incident.evidence["merged_incidents"] == 2
+    assert incident.evidence["baseline"] == pytest.approx(0.95, abs=0.03)
+    (env,) = run.environments
+    assert env.health_status == "warning"  # a past critical leaves a warning
+
+
+def test_no_cooldown_keeps_refirings_apart(tmp_path):
+    case = Case("dips twice", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                      eval=f"{RISE} 0.95~0.02x20 0.4x4 0.95x2 0.4x4 0.95~0.02x20")},
+                [("graduated_regression", "a", "critical", 2000, 50),
+                 ("graduated_regression", "a", "critical", 2300, 50)], ("graduated_regression",),
+                {"health_monitoring": {"warning_cooldown": 0}})
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_health_fields_of_a_regressed_env(tmp_path):
+    case = Case("collapse", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                    eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")}, [])
+    _got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    assert env.current_state == "graduated" and env.graduation_step == 1000
+    assert env.graduation_baseline == pytest.approx(0.95, abs=0.03)
+    assert env.health_status == "critical" and env.warnings[0] == "graduated_regression"
+    assert env.current_eval_performance == pytest.approx(0.4, abs=0.03)
+    assert env.peak_performance == pytest.approx(0.97, abs=0.03)
+    assert env.time_in_current_state == 3950 - 1000 and env.total_training_steps == 1000
+    assert [(iv.state, iv.start_step, iv.end_step) for _e, iv in run.timeline] == [
+        ("active", 0, 1000), ("graduated", 1000, 3950)]

@@ -1,0 +1,68 @@
+"""End to end on the bundled sample logs: every injected anomaly is found, healthy envs are silent."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import curriwatch
+
+
+@pytest.fixture(scope="module")
+def analysed(request):
+    from conftest import SAMPLE_LOGS
+
+    injected = json.loads((SAMPLE_LOGS / "injected.json").read_text())
+    report = curriwatch.analyze(curriwatch.load(SAMPLE_LOGS, config=curriwatch.load_config(None)))
+    return injected, {r.run: r for r in report.runs}
+
+
+def test_every_run_is_analysed_with_its_profile(analysed):
+    injected, runs = analysed
+    assert sorted(runs) == sorted(r["run"] for r in injected["runs"])
+    assert {runs[r].profile for r in runs} == {"generic", "roll", "marin"}
+
+
+def test_every_injected_anomaly_is_reported_near_its_onset(analysed):
+    injected, runs = analysed
+    for spec in injected["runs"]:
+        run = runs[spec["run"]]
+        for env in spec["envs"]:
+            if not env["expected_warning"]:
+                continue
+            hits = [w for w in run.warnings if w.env_id == env["env_id"] and w.type == env["expected_warning"]]
+            assert hits, f"{spec['run']}: {env['env_id']}: no {env['expected_warning']} in {run.warnings}"
+            first = min(h.first_step for h in hits)
+            assert abs(first - env["onset"]) <= 2 * spec["eval_every"], (spec["run"], env, first)
+            assert any(h.severity in ("warning", "critical") for h in hits)
+
+
+def test_healthy_and_late_envs_are_silent(analysed):
+    injected, runs = analysed
+    for spec in injected["runs"]:
+        run = runs[spec["run"]]
+        for env in spec["envs"]:
+            if env["role"] in ("healthy", "late"):
+                noise = [(w.type, w.severity, w.first_step) for w in run.warnings if w.env_id == env["env_id"]]
+                assert noise == [], (spec["run"], env["env_id"], noise)
+                (health,) = [e for e in run.environments if e.env_id == env["env_id"]]
+                assert health.health_status == "healthy" and health.current_state == "graduated"
+
+
+def test_regressed_env_is_critical_with_its_graduation_and_timelines_follow_the_scenario(analysed):
+    injected, runs = analysed
+    for spec in injected["runs"]:
+        run = runs[spec["run"]]
+        assert run.health_status == "critical"
+        for env in spec["envs"]:
+            (health,) = [e for e in run.environments if e.env_id == env["env_id"]]
+            spans = [(iv.state, iv.start_step) for e, iv in run.timeline if e == env["env_id"]]
+            if spec["states"] == "explicit":  # the logged states, exactly
+                expected = ([("locked", 0)] if env["unlock"] else []) + [("active", env["unlock"])]
+                expected += [("graduated", env["graduate"])] if env["graduate"] else []
+                assert spans == expected, (env["env_id"], spans)
+            elif env["graduate"]:  # inferred: active from the first training point, graduated before
+                assert [s for s, _ in spans][-2:] == ["active", "graduated"], (env["env_id"], spans)
+                assert env["unlock"] <= health.graduation_step <= env["graduate"]
+            if env["role"] == "regress":
+                assert health.health_status == "critical" and health.graduation_baseline > 0.85
