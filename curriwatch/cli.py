@@ -1,6 +1,8 @@
 """The command line: a thin client that calls the library and turns its errors into exit code 2."""
 from __future__ import annotations
 
+import io
+import json
 import os
 import sys
 import time
@@ -14,6 +16,7 @@ from rich.console import Console
 
 from . import __version__
 from .errors import CurriwatchError
+from .gate import FailOn, gate_failures
 
 app = typer.Typer(
     name="curriwatch",
@@ -99,6 +102,12 @@ def _main(
     """Post-hoc health analysis of RL curricula from TensorBoard and W&B logs."""
 
 
+class Format(str, Enum):
+    terminal = "terminal"
+    json = "json"
+    markdown = "markdown"
+
+
 LogdirArg = Annotated[Optional[Path], typer.Argument(help="Folder holding the runs (searched recursively).",
                                                      show_default=False)]
 ProfileOpt = Annotated[Optional[str], typer.Option("--profile", help="Key profile for every run "
@@ -109,19 +118,144 @@ ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="YAML config
 ReaderOpt = Annotated[ReaderChoice, typer.Option("--reader", help="TensorBoard reader.")]
 WandbOpt = Annotated[Optional[list[str]], typer.Option("--wandb", help="Also read an online W&B run "
                                                        "ENTITY/PROJECT/RUN_ID (repeatable).")]
+FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when an incident of this severity or "
+                                           "worse was found.")]
+RunOpt = Annotated[Optional[str], typer.Option("--run", help="Only runs whose name matches this glob "
+                                               "(or contains it).")]
+
+
+def _analyse(logdir, profile, config, reader, wandb):
+    """load + analyze with a delayed progress bar; the one path scan and report share."""
+    from .analyze import analyze
+    from .config import load_config
+    from .ingest import load
+
+    cfg = load_config(config)
+    progress = DelayedProgress()
+    try:
+        ingest = load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
+    finally:
+        progress.close()
+    return analyze(ingest, cfg), cfg
+
+
+def _gate(report, fail_on: FailOn) -> None:
+    failures = gate_failures(report, fail_on)
+    if failures:
+        print(f"curriwatch: gate failed: {failures} incident(s) at or above {fail_on.value}", file=sys.stderr)
+        raise typer.Exit(1)
 
 
 @app.command()
 def scan(
+    logdir: LogdirArg = None,
+    run: RunOpt = None,
+    fail_on: FailOnOpt = FailOn.critical,
+    profile: ProfileOpt = None,
+    config: ConfigOpt = None,
+    reader: ReaderOpt = ReaderChoice.native,
+    wandb: WandbOpt = None,
+) -> None:
+    """Read and analyse every run under LOGDIR, print the report, save it for `report`."""
+    from . import store
+    from .render.common import select_runs
+    from .render.terminal import render_report
+
+    with cli_errors():
+        report, cfg = _analyse(logdir, profile, config, reader, wandb)
+        try:
+            store.save(report, cfg["health_monitoring"]["metrics_retention_days"])
+        except OSError as err:
+            print(f"curriwatch: warning: could not save the result for `report`: {err}", file=sys.stderr)
+        report = select_runs(report, run)
+        render_report(report, stdout_console())
+        _gate(report, fail_on)
+
+
+@app.command()
+def report(
+    logdir: LogdirArg = None,
+    format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.terminal,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of stdout.")] = None,
+    run: RunOpt = None,
+    fail_on: FailOnOpt = FailOn.critical,
+    profile: ProfileOpt = None,
+    config: ConfigOpt = None,
+    reader: ReaderOpt = ReaderChoice.native,
+    wandb: WandbOpt = None,
+) -> None:
+    """Render a report of LOGDIR, or of the last `scan` when LOGDIR is not given."""
+    from . import store
+    from .render.common import select_runs
+
+    with cli_errors():
+        if logdir is None and not wandb:
+            result = store.load_last()
+        else:
+            result, _cfg = _analyse(logdir, profile, config, reader, wandb)
+        result = select_runs(result, run)
+        text = render_text(result, format, to_file=output is not None)
+        if output is not None:
+            try:
+                output.write_text(text, encoding="utf-8")
+            except OSError as err:
+                raise CurriwatchError(f"cannot write {output}: {err.strerror or err}") from None
+        else:
+            sys.stdout.write(text)
+        _gate(result, fail_on)
+
+
+def render_text(result, format: Format, to_file: bool) -> str:
+    """The report in `format` as one string."""
+    if format is Format.json:
+        return json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n"
+    if format is Format.markdown:
+        from .render.markdown import render_markdown
+
+        return render_markdown(result)
+    from .render.terminal import render_report
+
+    console = stdout_console() if not to_file else Console(file=io.StringIO(), no_color=True, width=100)
+    with console.capture() as capture:
+        render_report(result, console)
+    return capture.get()
+
+
+@app.command("config")
+def config_cmd(
+    show: Annotated[bool, typer.Option("--show", help="Print the effective configuration with defaults.")] = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Check a configuration file; with --show print the effective configuration."""
+    from .config import load_config, to_yaml
+
+    with cli_errors():
+        cfg = load_config(config)
+        if show:
+            sys.stdout.write(to_yaml(cfg))
+        else:
+            print(f"curriwatch: configuration OK ({cfg.source or 'defaults'})", file=sys.stderr)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of `report --format json` (schema_version 1)."""
+    from importlib.resources import files
+
+    sys.stdout.write(files("curriwatch").joinpath("schema.json").read_text(encoding="utf-8"))
+
+
+@app.command()
+def doctor(
     logdir: LogdirArg = None,
     profile: ProfileOpt = None,
     config: ConfigOpt = None,
     reader: ReaderOpt = ReaderChoice.native,
     wandb: WandbOpt = None,
 ) -> None:
-    """Read every run under LOGDIR and print the report."""
+    """Explain what was read: per run the files, the profile match counts, unclaimed tags, data issues."""
     from .ingest import load
-    from .render.terminal import render_ingest
+    from .render.terminal import render_doctor
 
     with cli_errors():
         progress = DelayedProgress()
@@ -130,7 +264,7 @@ def scan(
                           progress=progress)
         finally:
             progress.close()
-        render_ingest(ingest, stdout_console())
+        render_doctor(ingest, stdout_console())
 
 
 def main() -> None:

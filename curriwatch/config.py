@@ -59,7 +59,7 @@ SPEC: dict = {
         "stop_threshold": _num(0.9, "smoothed train performance needed to graduate (inferred states)"),
         "plateau_window": _int(50, "points in the plateau test", 3),
         "plateau_threshold": _num(0.01, "max |slope| / mean(|x|) of a plateau", 0),
-        "smoothing_window": _int(5, "points in the rolling median used for smoothing", 1),
+        "ema_alpha": _num(0.1, "EMA weight of the newest point in smoothed train performance (Marin: 0.1)", 0, 1),
     },
     "rules": {
         "graduated_regression": {

@@ -11,6 +11,7 @@ from .stats import trailing_median, trend
 
 TREND_POINTS = 20  # the trend looks at this many latest performance points
 TREND_MIN_CHANGE = 0.05  # relative change over those points that counts as a trend
+SPARK_BINS = 24
 
 
 @dataclass
@@ -27,9 +28,10 @@ class EnvHealth:
     warnings: list[str] = field(default_factory=list)
     graduation_step: int | None = None
     graduation_baseline: float | None = None
+    sparkline: list[float] = field(default_factory=list, repr=False)  # drawing only, not in JSON
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "sparkline"}
 
 
 def status_of(incidents: list[Incident]) -> str:
@@ -72,4 +74,14 @@ def env_health(env: EnvData, incidents: list[Incident], baseline: float | None) 
         time_in_current_state=int(env.run_last_step - current.start_step) if current else 0,
         total_training_steps=int(active), health_status=status_of(incidents), warnings=types,
         graduation_step=env.graduation_step, graduation_baseline=baseline,
+        sparkline=binned_means(perf.values, SPARK_BINS),
     )
+
+
+def binned_means(values: np.ndarray, bins: int) -> list[float]:
+    """Means of `bins` equal slices of the series: a picture of its shape, for drawing only."""
+    if len(values) == 0:
+        return []
+    if len(values) <= bins:
+        return values.astype(float).tolist()
+    return [float(chunk.mean()) for chunk in np.array_split(values, bins)]

@@ -71,18 +71,18 @@ def explicit_timeline(steps: np.ndarray, values: np.ndarray, first_step: int, la
     return _intervals(change_steps, states, last_step), problems
 
 
-def graduation_index(values: np.ndarray, stop_threshold: float, window: int, plateau_threshold: float
-                     ) -> int | None:
+def graduation_index(values: np.ndarray, stop_threshold: float, window: int, plateau_threshold: float,
+                     ema_alpha: float = 0.1) -> int | None:
     """Index of the first point where training performance has graduated by Marin's criterion.
 
-    At point j, over the last `window` points: EMA-smoothed performance (alpha 0.1) ≥ stop_threshold,
+    At point j, over the last `window` points: EMA-smoothed performance (`ema_alpha`) ≥ stop_threshold,
     and the window has plateaued: |slope| / mean(|x|) < plateau_threshold, std / mean(|x|) < 0.1 and
     the regression's p-value > 0.1 (no significant trend).
     """
     n = len(values)
     if n < window:
         return None
-    smoothed = pd.Series(values).ewm(alpha=0.1, adjust=False).mean().to_numpy()
+    smoothed = pd.Series(values).ewm(alpha=ema_alpha, adjust=False).mean().to_numpy()
     x = np.arange(n, dtype=np.float64)
     hi = np.arange(window, n + 1)
     lo = hi - window
@@ -108,7 +108,7 @@ def inferred_timeline(train_steps: np.ndarray, train_values: np.ndarray, first_s
     change_steps.append(start)
     states.append("active")
     j = graduation_index(train_values, graduation["stop_threshold"], graduation["plateau_window"],
-                         graduation["plateau_threshold"])
+                         graduation["plateau_threshold"], graduation["ema_alpha"])
     grad = None
     if j is not None:
         grad = int(train_steps[j])

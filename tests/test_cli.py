@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -37,13 +38,14 @@ def test_version_and_help():
 
 def test_scan_sample_logs_prints_every_run_and_writes_nothing(sample_logs):
     before = tree_fingerprint(sample_logs)
-    result = runner.invoke(app, ["scan", str(sample_logs)], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    result = runner.invoke(app, ["scan", str(sample_logs), "--fail-on", "never"],
+                           env={"COLUMNS": "200", "NO_COLOR": "1"})
     assert result.exit_code == 0, result.output
     for run in ("generic/curriculum_run", "roll/agentic_sokoban/20261101-120000",
                 "marin/wandb/offline-run-20261101_120000-cw0marin"):
         assert run in result.stdout
     for profile in ("generic", "roll", "marin"):
-        assert f" {profile} " in result.stdout
+        assert f"profile {profile} " in result.stdout
     assert "\x1b[" not in result.stdout
     assert tree_fingerprint(sample_logs) == before
 
@@ -78,10 +80,15 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, make_args, message):
 
 def test_real_subprocess_report_on_stdout_only(sample_logs, tmp_path):
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
-    proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(sample_logs)],
+    proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(sample_logs), "--fail-on", "never"],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "marin" in proc.stdout and proc.stderr == ""
+    proc = subprocess.run([sys.executable, "-m", "curriwatch", "report", "--format", "json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 1  # the sample logs hold critical regressions: the default gate fails
+    assert json.loads(proc.stdout)["summary"]["health_status"] == "critical"
+    assert proc.stderr.strip() == "curriwatch: gate failed: 3 incident(s) at or above critical"
     proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(tmp_path / "nope")],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""

@@ -85,18 +85,28 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
     """Where the flat stretch detected at point i0 began: the break of the best-fitting hinge
     (a line up to the break, flat after it) over points lo..i0 (the active interval, at most
-    ONSET_LOOKBACK points back); lo when nothing rose before."""
+    ONSET_LOOKBACK points back); lo when nothing rose before.
+
+    For a break at point k the regressor is z_i = min(x_i - x_k, 0); every break's least-squares
+    fit comes from prefix sums, so all breaks cost O(n)."""
     x = (steps[lo: i0 + 1] - steps[lo]).astype(np.float64)
     v = y[lo: i0 + 1]
-    if len(x) < 4:
+    n = len(x)
+    if n < 4:
         return lo
-    z = np.minimum(x[None, :] - x[:, None], 0.0)  # row k: the hinge with its break at point k
-    zc = z - z.mean(axis=1, keepdims=True)
-    vc = v - v.mean()
-    szz = (zc * zc).sum(axis=1)
+    k = np.arange(n)  # points before the break: 0..k-1
+    s1 = np.concatenate([[0.0], np.cumsum(x)])[:-1]
+    sxx = np.concatenate([[0.0], np.cumsum(x * x)])[:-1]
+    sy = np.concatenate([[0.0], np.cumsum(v)])[:-1]
+    sxy = np.concatenate([[0.0], np.cumsum(x * v)])[:-1]
+    sz = s1 - k * x
+    szz = sxx - 2 * x * s1 + k * x * x
+    szy = sxy - x * sy
+    vz = szz - sz * sz / n
+    cov = szy - sz * v.sum() / n
     with np.errstate(invalid="ignore", divide="ignore"):
-        slope = np.where(szz > 0, (zc @ vc) / szz, 0.0)
-    sse = ((vc[None, :] - slope[:, None] * zc) ** 2).sum(axis=1)
-    sse[slope <= 0] = np.inf  # a break only counts after a rise
-    k = int(np.argmin(sse))
-    return lo + k if np.isfinite(sse[k]) else lo
+        slope = np.where(vz > 0, cov / vz, 0.0)
+        gain = np.where(vz > 0, cov * cov / vz, 0.0)  # SSE reduction of the hinge over a flat line
+    gain[slope <= 0] = -np.inf  # a break only counts after a rise
+    best = int(np.argmax(gain))
+    return lo + best if np.isfinite(gain[best]) and gain[best] > 0 else lo

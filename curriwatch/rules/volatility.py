@@ -51,20 +51,20 @@ def swing_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.n
 def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """The spread the env's own noise explains at each point.
 
-    Rates in [0, 1] get the binomial shape sqrt(p(1-p)/n) with n fitted on the env's quieter windows;
-    other metrics get a constant floor: the spread of its quieter windows."""
+    The larger of two models fitted on the env's quieter windows: a constant noise floor, and for
+    rates in [0, 1] the binomial shape sqrt(p(1-p)/n), whose noise grows towards p = 0.5."""
     valid = ~np.isnan(sd) & ~np.isnan(level)
     if not valid.any():
         return np.full(len(values), np.nan)
+    noise = np.full(len(values), float(np.quantile(sd[valid], 1 - QUIET_QUANTILE)))
     if values.min() >= 0 and values.max() <= 1:
         p = np.clip(level, 0.02, 0.98)
         var = p * (1 - p)
         ok = valid & (sd > 0)
         if ok.any():
             n_eff = float(np.quantile(var[ok] / sd[ok] ** 2, QUIET_QUANTILE))
-            return np.sqrt(var / n_eff)
-    floor = float(np.quantile(sd[valid], 1 - QUIET_QUANTILE))
-    return np.full(len(values), floor)
+            noise = np.fmax(noise, np.sqrt(var / n_eff))
+    return noise
 
 
 def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incident]:
