@@ -124,19 +124,24 @@ RunOpt = Annotated[Optional[str], typer.Option("--run", help="Only runs whose na
                                                "(or contains it).")]
 
 
-def _analyse(logdir, profile, config, reader, wandb):
-    """load + analyze with a delayed progress bar; the one path scan and report share."""
-    from .analyze import analyze
-    from .config import load_config
+def _load(logdir, profile, cfg, reader, wandb):
+    """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
     from .ingest import load
 
-    cfg = load_config(config)
     progress = DelayedProgress()
     try:
-        ingest = load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
+        return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
     finally:
         progress.close()
-    return analyze(ingest, cfg), cfg
+
+
+def _analyse(logdir, profile, config, reader, wandb):
+    """load + analyze: the one path scan and report share."""
+    from .analyze import analyze
+    from .config import load_config
+
+    cfg = load_config(config)
+    return analyze(_load(logdir, profile, cfg, reader, wandb), cfg), cfg
 
 
 def _gate(report, fail_on: FailOn) -> None:
@@ -254,17 +259,11 @@ def doctor(
     wandb: WandbOpt = None,
 ) -> None:
     """Explain what was read: per run the files, the profile match counts, unclaimed tags, data issues."""
-    from .ingest import load
+    from .config import load_config
     from .render.terminal import render_doctor
 
     with cli_errors():
-        progress = DelayedProgress()
-        try:
-            ingest = load(logdir, profile, config=config, reader=reader.value, wandb_runs=wandb or (),
-                          progress=progress)
-        finally:
-            progress.close()
-        render_doctor(ingest, stdout_console())
+        render_doctor(_load(logdir, profile, load_config(config), reader, wandb), stdout_console())
 
 
 def main() -> None:

@@ -26,3 +26,18 @@ def read_bytes(path: str) -> bytes:
 
 def unreadable(shown: str, err: OSError) -> DataIssue:
     return DataIssue("unreadable_file", shown, f"cannot open file: {err.strerror or err}")
+
+
+def undecodable_issue(shown: str, offsets: list[int]) -> DataIssue:
+    """Records whose CRC was valid but whose payload did not decode."""
+    return DataIssue("corrupt_record", shown,
+                     f"{len(offsets)} record(s) with a valid CRC could not be decoded and were skipped "
+                     f"(first at byte {offsets[0]})")
+
+
+def incomplete_tail_issue(shown: str, offset: int, size: int) -> DataIssue:
+    """A file that ends inside a record: crashed, or still being written."""
+    return DataIssue("incomplete_tail", shown,
+                     f"file ends inside a record at byte {offset} of {size}: the last {size - offset} byte(s) "
+                     "are an incomplete record (crashed or still being written); every complete record "
+                     "before it was read")

@@ -10,7 +10,7 @@ from tensorboard.compat.proto import types_pb2
 from tensorboard.compat.proto.event_pb2 import Event
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import read_bytes, unreadable
+from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars
 from .tfrecord import FramingReport, frame_records
 
@@ -187,17 +187,12 @@ def _report(raw: RawRun, shown: str, size: int, report: FramingReport, undecodab
             f"{len(report.bad_payload_crc)} record(s) failed their CRC check and were skipped "
             f"(first at byte {first})"))
     if undecodable:
-        raw.issues.append(DataIssue(
-            "corrupt_record", shown,
-            f"{len(undecodable)} record(s) with a valid CRC could not be decoded as events and were "
-            f"skipped (first at byte {undecodable[0]})"))
+        raw.issues.append(undecodable_issue(shown, undecodable))
     if report.stop_offset is not None:
-        lost = size - report.stop_offset
         if report.stop_reason == "incomplete_tail":
-            detail = (f"file ends inside a record at byte {report.stop_offset} of {size}: the last "
-                      f"{lost} byte(s) are an incomplete record (crashed or still being written); "
-                      "every complete record before it was read")
+            raw.issues.append(incomplete_tail_issue(shown, report.stop_offset, size))
         else:
-            detail = (f"record header at byte {report.stop_offset} of {size} failed its CRC check; "
-                      f"the remaining {lost} byte(s) cannot be framed and were not read")
-        raw.issues.append(DataIssue(report.stop_reason, shown, detail))
+            raw.issues.append(DataIssue(
+                "corrupt_record", shown,
+                f"record header at byte {report.stop_offset} of {size} failed its CRC check; the remaining "
+                f"{size - report.stop_offset} byte(s) cannot be framed and were not read"))

@@ -6,7 +6,7 @@ import os
 from pathlib import PurePosixPath
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import read_bytes, unreadable
+from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreadable
 from .leveldb_log import LogReport, check_header, iter_log_records
 
 AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
@@ -107,10 +107,7 @@ def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable
             "non_numeric_values", shown,
             f"{total} history value(s) were not numbers and were skipped (keys: {keys})"))
     if undecodable:
-        raw.issues.append(DataIssue(
-            "corrupt_record", shown,
-            f"{len(undecodable)} record(s) with a valid CRC could not be decoded and were skipped "
-            f"(first at byte {undecodable[0]})"))
+        raw.issues.append(undecodable_issue(shown, undecodable))
     if report.damage:
         first, what = report.damage[0]
         raw.issues.append(DataIssue(
@@ -118,7 +115,4 @@ def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable
             f"{len(report.damage)} damaged place(s); first at byte {first}: {what}; "
             f"{report.skipped_bytes} byte(s) skipped up to the next intact block"))
     if report.incomplete_tail is not None:
-        raw.issues.append(DataIssue(
-            "incomplete_tail", shown,
-            f"file ends inside a record at byte {report.incomplete_tail} of {size} (crashed or still "
-            "being written); every complete record before it was read"))
+        raw.issues.append(incomplete_tail_issue(shown, report.incomplete_tail, size))
