@@ -36,7 +36,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
         return
     problem = check_header(data, b":W&B")
     if problem:
-        raw.issues.append(DataIssue("unreadable_file", shown, problem))
+        raw.issues.append(DataIssue("unreadable_file", shown, f"header at byte 0: {problem}"))
         return
     parse = _record_class().FromString
     report = LogReport()
