@@ -106,6 +106,7 @@ class Format(str, Enum):
     terminal = "terminal"
     json = "json"
     markdown = "markdown"
+    html = "html"
 
 
 LogdirArg = Annotated[Optional[Path], typer.Argument(help="Folder holding the runs (searched recursively).",
@@ -218,6 +219,10 @@ def render_text(result, format: Format, to_file: bool) -> str:
         from .render.markdown import render_markdown
 
         return render_markdown(result)
+    if format is Format.html:
+        from .render.html import render_html
+
+        return render_html(result)
     from .render.terminal import render_report
 
     console = stdout_console() if not to_file else Console(file=io.StringIO(), no_color=True, width=100)

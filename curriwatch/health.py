@@ -12,6 +12,7 @@ from .stats import trailing_median, trend
 TREND_POINTS = 20  # the trend looks at this many latest performance points
 TREND_MIN_CHANGE = 0.05  # relative change over those points that counts as a trend
 SPARK_BINS = 24
+CHART_BUCKETS = 400  # per series in the HTML charts
 
 
 @dataclass
@@ -29,9 +30,10 @@ class EnvHealth:
     graduation_step: int | None = None
     graduation_baseline: float | None = None
     sparkline: list[float] = field(default_factory=list, repr=False)  # drawing only, not in JSON
+    chart: dict = field(default_factory=dict, repr=False)  # drawing only: decimated series, full counts
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "sparkline"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("sparkline", "chart")}
 
 
 def status_of(incidents: list[Incident]) -> str:
@@ -75,7 +77,24 @@ def env_health(env: EnvData, incidents: list[Incident], baseline: float | None) 
         total_training_steps=int(active), health_status=status_of(incidents), warnings=types,
         graduation_step=env.graduation_step, graduation_baseline=baseline,
         sparkline=binned_means(perf.values, SPARK_BINS),
+        chart={"train": decimate(env.train.steps, env.train.values, CHART_BUCKETS),
+               "eval": decimate(env.eval.steps, env.eval.values, CHART_BUCKETS),
+               "points": {"train": len(env.train), "eval": len(env.eval)}},
     )
+
+
+def decimate(steps: np.ndarray, values: np.ndarray, buckets: int) -> tuple[list[int], list[float]]:
+    """At most 2 x `buckets` points for drawing: each bucket's lowest and highest point, in step
+    order, so spikes and dips stay visible. Analysis never sees this."""
+    n = len(values)
+    if n <= 2 * buckets:
+        return steps.tolist(), values.tolist()
+    bucket = (np.arange(n) * buckets) // n
+    order = np.lexsort((values, bucket))  # by bucket, then value: each bucket's min first, max last
+    starts = np.searchsorted(bucket[order], np.arange(buckets))
+    ends = np.append(starts[1:], n) - 1
+    idx = np.unique(np.concatenate([order[starts], order[ends]]))
+    return steps[idx].tolist(), values[idx].tolist()
 
 
 def binned_means(values: np.ndarray, bins: int) -> list[float]:
