@@ -76,14 +76,25 @@ def _axis(sx: Scale, first: int, last: int, y: float, ticks: int = 6) -> str:
     return "".join(out)
 
 
-def state_diagram(run: RunReport) -> str:
+def _row_chart(run: RunReport, cls: str, label: str, rows: int, row: int) -> tuple[Scale, list[str]]:
+    """The step scale and opening tag of a chart with one row per env across the run's steps."""
     first, last = run.step_range or (0, 1)
+    out = [f'<svg class="{cls}" viewBox="0 0 {W} {row * rows + 30}" width="100%" role="img" '
+           f'aria-label="{esc(label)}">']
+    return Scale(first, last, LABEL, PLOT), out
+
+
+def _close_row_chart(run: RunReport, sx: Scale, out: list[str], rows: int, row: int) -> str:
+    first, last = run.step_range or (0, 1)
+    out.append(_axis(sx, first, last, row * rows + 6))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def state_diagram(run: RunReport) -> str:
     envs = sorted(run.environments, key=lambda e: e.env_id)
     row = 26
-    height = row * len(envs) + 30
-    sx = Scale(first, last, LABEL, PLOT)
-    out = [f'<svg class="state-diagram" viewBox="0 0 {W} {height}" width="100%" role="img" '
-           f'aria-label="state diagram of {esc(run.run)}">']
+    sx, out = _row_chart(run, "state-diagram", f"state diagram of {run.run}", len(envs), row)
     for i, env in enumerate(envs):
         top = i * row + 4
         link = f"#chart-{slug(run.run, env.env_id)}"
@@ -109,9 +120,7 @@ def state_diagram(run: RunReport) -> str:
                            f'fill-opacity="0.05"><title>{esc(w.severity)} {esc(w.type)} at {w.first_step}: '
                            f'{esc(w.message)}</title></rect>'
                            f'<path d="M{x0:.1f},{top + row - 5} l-4,6 h8 z" fill="{colour}"/></a>')
-    out.append(_axis(sx, first, last, row * len(envs) + 6))
-    out.append("</svg>")
-    return "".join(out)
+    return _close_row_chart(run, sx, out, len(envs), row)
 
 
 def incident_timeline(run: RunReport) -> str:
@@ -119,12 +128,8 @@ def incident_timeline(run: RunReport) -> str:
     if not incidents:
         return '<p class="quiet">No incidents.</p>'
     envs = sorted({w.env_id for w in incidents})
-    first, last = run.step_range or (0, 1)
     row = 20
-    height = row * len(envs) + 30
-    sx = Scale(first, last, LABEL, PLOT)
-    out = [f'<svg class="incident-timeline" viewBox="0 0 {W} {height}" width="100%" role="img" '
-           f'aria-label="incidents of {esc(run.run)}">']
+    sx, out = _row_chart(run, "incident-timeline", f"incidents of {run.run}", len(envs), row)
     for i, env_id in enumerate(envs):
         top = i * row + 4
         out.append(f'<text class="label" x="{LABEL - 8}" y="{top + 12}" text-anchor="end">{esc(env_id)}</text>'
@@ -136,9 +141,7 @@ def incident_timeline(run: RunReport) -> str:
                    f'width="{max(x1 - x0, 4):.1f}" height="12" rx="3" fill="{SEVERITY_COLOUR[w.severity]}">'
                    f'<title>{esc(w.severity)} {esc(w.type)} {esc(w.env_id)} steps {esc(steps_text(w))}: '
                    f'{esc(w.message)}</title></rect></a>')
-    out.append(_axis(sx, first, last, row * len(envs) + 6))
-    out.append("</svg>")
-    return "".join(out)
+    return _close_row_chart(run, sx, out, len(envs), row)
 
 
 def env_chart(run: RunReport, env: EnvHealth) -> str:
