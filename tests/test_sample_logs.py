@@ -66,3 +66,29 @@ def test_regressed_env_is_critical_with_its_graduation_and_timelines_follow_the_
                 assert env["unlock"] <= health.graduation_step <= env["graduate"]
             if env["role"] == "regress":
                 assert health.health_status == "critical" and health.graduation_baseline > 0.85
+
+
+def test_analyze_takes_a_bare_frame_too(sample_logs):
+    ingest = curriwatch.load(sample_logs / "generic", config=curriwatch.load_config(None))
+    from_ingest = curriwatch.analyze(ingest)
+    from_frame = curriwatch.analyze(ingest.frame, curriwatch.load_config(None), performance_metric="reward")
+    key = lambda r: [(w.type, w.env_id, w.severity, w.first_step) for w in r.runs[0].warnings]  # noqa: E731
+    assert key(from_frame) == key(from_ingest) and key(from_ingest)
+
+
+def test_marin_curriculum_state_json_is_compared_with_the_timeline(tmp_path, sample_logs):
+    import shutil
+
+    run = "marin/wandb/offline-run-20261101_120000-cw0marin"
+    logdir = tmp_path / "logs"
+    shutil.copytree(sample_logs / "marin", logdir / "marin")
+    state = {"unlocked": ["addition", "multiplication", "sorting", "parsing", "reasoning"],
+             "graduated": ["addition", "multiplication", "reasoning"], "current_step": 12000}
+    (logdir / run / "curriculum_state.json").write_text(json.dumps(state))
+    report = curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)))
+    assert [d for d in report.runs[0].data_issues if d.kind == "state_mismatch"] == []
+    state["graduated"].append("sorting")  # Marin says sorting graduated; its logs never show it
+    (logdir / run / "curriculum_state.json").write_text(json.dumps(state))
+    report = curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)))
+    (issue,) = [d for d in report.runs[0].data_issues if d.kind == "state_mismatch"]
+    assert "'sorting'" in issue.detail and "ends active" in issue.detail

@@ -186,3 +186,21 @@ def test_torch_add_scalars_subfolders_get_the_same_tags(tmp_path):
     w.close()
     raw = read_tensorboard(only_run(tmp_path))
     assert set(raw.tags) == {"train/b/reward", "train/b/success"}
+
+
+def test_forged_terabyte_length_allocates_nothing_big(tmp_path):
+    import tracemalloc
+
+    from curriwatch.readers.tfrecord import masked_crc32c
+
+    write_tb(tmp_path / "run", {"train/a/reward": [(s, float(s)) for s in range(200)]})
+    path = event_file(tmp_path / "run")
+    data = path.read_bytes()
+    header = struct.pack("<Q", 1 << 40)
+    path.write_bytes(data + header + struct.pack("<I", masked_crc32c(header)) + b"\0" * 64)
+    tracemalloc.start()
+    raw = read_tensorboard(only_run(tmp_path))
+    _now, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert len(raw) == 200 and [i.kind for i in raw.issues] == ["incomplete_tail"]
+    assert peak < 5_000_000  # a few MB at most, never the claimed terabyte
