@@ -93,3 +93,10 @@ def test_real_subprocess_report_on_stdout_only(sample_logs, tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "logdir not found" in proc.stderr
+
+
+def test_reader_tbparse_gives_the_same_report(sample_logs):
+    args = ["report", str(sample_logs / "generic"), "--format", "json", "--fail-on", "never"]
+    native = json.loads(runner.invoke(app, args).stdout)
+    oracle = json.loads(runner.invoke(app, args + ["--reader", "tbparse"]).stdout)
+    assert native == oracle and native["runs"][0]["warnings"]
