@@ -53,6 +53,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         report = runs[env.run]
         report.environments.append(env_health(env, incidents, sig["baseline"] if sig else None))
         report.timeline += [(env.env_id, iv) for iv in env.timeline]
+        report.state_sources.add("logged" if env.explicit_states else "inferred")
         report.warnings += incidents
         finals.setdefault(env.run, {})[env.env_id] = env.current_state
         if report.step_range is None:

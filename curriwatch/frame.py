@@ -56,8 +56,7 @@ class FrameBuilder:
         issues: list[DataIssue] = []
         cols = raw.columns()
         n_tags = len(raw.tags)
-        stats = {"points_read": len(raw), "tags": n_tags, "unclaimed_tags": [], "unclaimed_points": 0,
-                 "points_per_split": {}}
+        stats = {"points_read": len(raw), "tags": n_tags, "unclaimed_tags": []}
         step_keys = set(profile.step_keys) if profile else set()
         env_of = np.full(n_tags, -1, np.int64)
         split_of = np.full(n_tags, -1, np.int64)
@@ -79,7 +78,6 @@ class FrameBuilder:
         if unclaimed:
             counts = np.bincount(tag_code, minlength=n_tags)[unclaimed]
             stats["unclaimed_tags"] = sorted(raw.tags[c] for c in unclaimed)
-            stats["unclaimed_points"] = int(counts.sum())
             shown = ", ".join(stats["unclaimed_tags"][:5]) + (" ..." if len(unclaimed) > 5 else "")
             issues.append(DataIssue(
                 "unclaimed_tags", run_name,

@@ -27,6 +27,7 @@ class RunReport:
     warnings: list[Incident] = field(default_factory=list)
     data_issues: list[DataIssue] = field(default_factory=list)
     performance_metric: str | None = None
+    state_sources: set[str] = field(default_factory=set)  # "logged" / "inferred": how timelines were made
 
     @property
     def health_status(self) -> str:

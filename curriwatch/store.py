@@ -11,7 +11,21 @@ from . import __version__
 from .errors import InputError
 from .report import Report
 
-FORMAT = 1
+
+
+def _format() -> str:
+    """Changes whenever a saved class gains or loses a field, so an old pickle is never misread."""
+    from dataclasses import fields
+
+    from .health import EnvHealth
+    from .incidents import Incident
+    from .model import DataIssue
+    from .report import RunReport
+    from .timeline import Interval
+
+    names = [f"{cls.__name__}:{','.join(f.name for f in fields(cls))}"
+             for cls in (Report, RunReport, EnvHealth, Incident, Interval, DataIssue)]
+    return hashlib.sha256(";".join(names).encode()).hexdigest()[:12]
 
 
 def cache_dir() -> Path:
@@ -32,7 +46,7 @@ def save(report: Report, retention_days: int) -> Path:
     path = folder / f"{_key(report.logdir or 'online')}.pickle"
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as f:
-        pickle.dump({"format": FORMAT, "version": __version__, "saved": time.time(), "report": report}, f)
+        pickle.dump({"format": _format(), "version": __version__, "saved": time.time(), "report": report}, f)
     os.replace(tmp, path)
     (folder / "last").write_text(path.name)
     cutoff = time.time() - retention_days * 86400
@@ -55,7 +69,7 @@ def load_last(logdir: str | None = None) -> Report:
     try:
         with open(path, "rb") as f:
             saved = pickle.load(f)
-        if saved.get("format") != FORMAT or saved.get("version") != __version__:
+        if saved.get("format") != _format() or saved.get("version") != __version__:
             raise ValueError("saved by another curriwatch version")
         return saved["report"]
     except Exception as err:  # unreadable or from another version: say so, never a traceback

@@ -172,3 +172,20 @@ def test_readme_cli_reference_matches_the_commands():
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- cli-reference:start -->\n", 1)[1].split("<!-- cli-reference:end -->", 1)[0]
     assert block == cli_reference(), "README's CLI reference is stale: run python -m curriwatch.cli_reference"
+
+
+def test_a_saved_result_from_another_version_is_a_clean_error(tmp_path):
+    import pickle
+
+    from curriwatch import store
+
+    folder = store.cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "x.pickle").write_bytes(pickle.dumps({"format": "old", "version": "0.0.1", "report": None}))
+    (folder / "last").write_text("x.pickle")
+    result = runner.invoke(app, ["report"])
+    assert result.exit_code == 2
+    assert "cannot use the saved scan result (saved by another curriwatch version)" in result.stderr
+    (folder / "x.pickle").write_bytes(b"not a pickle")
+    result = runner.invoke(app, ["report"])
+    assert result.exit_code == 2 and "run `curriwatch scan` again" in result.stderr

@@ -57,3 +57,11 @@ def steps_text(w) -> str:
     end = "resolved" if w.resolved else "ongoing"
     span = f"{w.first_step}" if w.first_step == w.last_step else f"{w.first_step}..{w.last_step}"
     return f"{span} ({end})"
+
+
+def run_facts(run: RunReport) -> str:
+    """source · profile · steps · performance metric · where the states came from."""
+    steps = f"steps {run.step_range[0]}..{run.step_range[1]}" if run.step_range else "no steps"
+    states = "/".join(sorted(run.state_sources)) or "-"
+    return (f"{run.source} · {run.profile or 'no'} profile · {steps} · metric {run.performance_metric or '-'}"
+            f" · states {states}")

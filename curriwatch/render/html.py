@@ -15,7 +15,7 @@ import re
 
 from ..health import EnvHealth
 from ..report import Report, RunReport
-from .common import fmt, incidents_worst_first, runs_worst_first, severity_counts, steps_text
+from .common import fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, steps_text
 
 STATE_FILL = {"locked": "#e5e7eb", "active": "#bfdbfe", "graduated": "#bbf7d0"}
 SEVERITY_COLOUR = {"critical": "#dc2626", "warning": "#d97706", "info": "#2563eb"}
@@ -241,11 +241,9 @@ def _card(title: str, total: int, by_status: dict) -> str:
 
 
 def _run_section(run: RunReport) -> str:
-    steps = f"steps {run.step_range[0]}..{run.step_range[1]}" if run.step_range else "no steps"
     out = [f'<section class="run" id="run-{slug(run.run)}"><h2>{esc(run.run)} '
            f'<span class="status {run.health_status}">{run.health_status}</span></h2>',
-           f'<p class="quiet">{esc(run.source)} · profile {esc(run.profile or "-")} · {steps} · performance '
-           f'{esc(run.performance_metric or "-")}</p>',
+           f'<p class="quiet">{esc(run_facts(run))}</p>',
            "<h3>curriculum states</h3>", state_diagram(run) if run.environments else "",
            "<h3>incidents</h3>", incident_timeline(run)]
     incidents = incidents_worst_first(run)

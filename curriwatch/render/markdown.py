@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..report import Report
-from .common import fmt, incidents_worst_first, runs_worst_first, severity_counts, sparkline, steps_text
+from .common import (fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, sparkline,
+                     steps_text)
 
 ICON = {"healthy": "🟢", "warning": "🟡", "critical": "🔴", "info": "🔵"}
 
@@ -23,10 +24,7 @@ def render_markdown(report: Report) -> str:
         out.append(f"| {_cell(run.run)} | {ICON[run.health_status]} {run.health_status} | {len(run.environments)} | "
                    f"{n['critical']} | {n['warning']} | {n['info']} | {len(run.data_issues)} |")
     for run in runs_worst_first(report):
-        steps = f"{run.step_range[0]}..{run.step_range[1]}" if run.step_range else "-"
-        out += ["", f"### {_cell(run.run)}", "",
-                f"{run.source} · profile `{run.profile or '-'}` · steps {steps} · "
-                f"performance `{run.performance_metric or '-'}`", "",
+        out += ["", f"### {_cell(run.run)}", "", _cell(run_facts(run)), "",
                 "| env | state | train | eval | peak | trend | performance | health |",
                 "|---|---|---:|---:|---:|---|---|---|"]
         for e in sorted(run.environments, key=lambda e: e.env_id):

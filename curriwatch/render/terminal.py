@@ -7,7 +7,8 @@ from rich.text import Text
 
 from ..ingest import Ingest
 from ..report import Report, RunReport
-from .common import fmt, incidents_worst_first, runs_worst_first, severity_counts, sparkline, steps_text
+from .common import (fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, sparkline,
+                     steps_text)
 
 STATUS_STYLE = {"healthy": "green", "warning": "yellow", "critical": "bold red"}
 SEVERITY_STYLE = {"info": "cyan", "warning": "yellow", "critical": "bold red"}
@@ -45,10 +46,8 @@ def overview_table(report: Report) -> Table:
 
 
 def render_run(run: RunReport, console: Console) -> None:
-    steps = f"steps {run.step_range[0]}..{run.step_range[1]}" if run.step_range else "no steps"
     header = Text.assemble(("run ", "bold"), (run.run, "bold"), "  ", (run.health_status, STATUS_STYLE[run.health_status]),
-                           f"\n{run.source} · profile {run.profile or '-'} · {steps} · "
-                           f"performance {run.performance_metric or '-'}")
+                           f"\n{run_facts(run)}")
     console.rule(style="dim")
     console.print(header)
     if run.environments:
