@@ -59,7 +59,6 @@ class EnvData:
     state: Series | None
     run_first_step: int
     run_last_step: int
-    run_eval_interval: float | None = None
     timeline: list[Interval] = field(default_factory=list)
     transitions: list[Transition] = field(default_factory=list)
     graduation_step: int | None = None
@@ -121,14 +120,7 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None]) ->
         s, e = runs[run]
         first, last = int(steps[s:e].min()), int(steps[s:e].max())
         metric = perf_metric_of.get(run)
-        env_data = []
         for env in envs:
             train = series((run, env, "train", metric)) or Series.empty()
             evals = series((run, env, "eval", metric)) or Series.empty()
-            env_data.append(EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")),
-                                    first, last))
-        eval_intervals = [d.eval.median_interval() for d in env_data if d.eval.median_interval()]
-        run_eval_interval = float(np.median(eval_intervals)) if eval_intervals else None
-        for d in env_data:
-            d.run_eval_interval = run_eval_interval
-            yield d
+            yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last)

@@ -59,7 +59,3 @@ def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
             out.append(inc)
     return out
 
-
-def worst_severity(incidents: list[Incident], include_info: bool = False) -> str | None:
-    ranks = [SEVERITY_RANK[i.severity] for i in incidents if include_info or i.severity != "info"]
-    return SEVERITIES[max(ranks)] if ranks else None

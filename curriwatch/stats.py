@@ -13,15 +13,6 @@ def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
     return pd.Series(values).rolling(window, min_periods=1).median().to_numpy()
 
 
-def rolling_quantile_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rolling median, rolling robust sd = IQR / 1.349) over the last `window` points."""
-    s = pd.Series(values)
-    roll = s.rolling(window, min_periods=min_points)
-    med = roll.median().to_numpy()
-    iqr = (roll.quantile(0.75) - roll.quantile(0.25)).to_numpy()
-    return med, iqr / 1.349
-
-
 def window_sums(x: np.ndarray, y: np.ndarray):
     """Cumulative sums (with a leading 0) used for O(1) regressions over any index range."""
     def c(a):
