@@ -33,16 +33,18 @@ class Series:
         hi = np.searchsorted(self.steps, end, "right" if include_end else "left")
         return Series(self.steps[lo:hi], self.values[lo:hi])
 
+    def in_interval(self, timeline: list[Interval], k: int) -> "Series":
+        """The points of interval k: from its start up to the next interval's start (the last
+        interval keeps its end step)."""
+        iv = timeline[k]
+        return self.within(iv.start_step, iv.end_step, include_end=k + 1 == len(timeline))
+
     def in_states(self, timeline: list[Interval], states: tuple[str, ...]) -> "Series":
-        """The points that fall in intervals of the given states."""
-        mask = np.zeros(len(self.steps), bool)
-        for k, iv in enumerate(timeline):
-            if iv.state in states:
-                last = k + 1 == len(timeline)
-                lo = np.searchsorted(self.steps, iv.start_step, "left")
-                hi = np.searchsorted(self.steps, iv.end_step, "right" if last else "left")
-                mask[lo:hi] = True
-        return Series(self.steps[mask], self.values[mask])
+        """The points that fall in intervals of the given states, in step order."""
+        parts = [self.in_interval(timeline, k) for k, iv in enumerate(timeline) if iv.state in states]
+        if not parts:
+            return Series(self.steps[:0], self.values[:0])
+        return Series(np.concatenate([p.steps for p in parts]), np.concatenate([p.values for p in parts]))
 
     def median_interval(self) -> float | None:
         return float(np.median(np.diff(self.steps))) if len(self.steps) > 1 else None

@@ -21,7 +21,7 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
             continue
         last = k + 1 == len(env.timeline)
         graduates = not last and env.timeline[k + 1].state == "graduated"
-        part = env.train.within(iv.start_step, iv.end_step, include_end=last)
+        part = env.train.in_interval(env.timeline, k)
         out += _stagnation_in(env, part, iv.start_step, s, resolved_after=not last, graduates=graduates)
     return out
 
