@@ -124,10 +124,20 @@ def _first_difference(a: bytes, b: bytes) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def _check_issues(issues, name: str) -> None:
+def _read_and_check(read, original: bytes, damaged: bytes, records, name: str):
+    """The properties every damaged file must keep: read in bounded time, every record ending
+    before the first changed byte returned exactly and in order, every issue naming the file and a
+    byte offset. `records` holds (end offset, points) per record of the original."""
+    first = _first_difference(original, damaged)
+    started = time.monotonic()
+    points, issues = read(damaged)
+    assert time.monotonic() - started < CASE_SECONDS
+    intact = [p for end, pts in records if first is None or end <= first for p in pts]
+    assert points[: len(intact)] == intact
     for issue in issues:
         assert issue.path.endswith(name), issue
         assert re.search(r"byte \d+", issue.detail), issue
+    return points, issues, first
 
 
 @FUZZ
@@ -140,13 +150,8 @@ def test_fuzzed_event_file(tb_original, data):
         damaged = original[:at] + header + struct.pack("<I", masked_crc32c(header)) + original[at + 12:]
     else:
         damaged = mutate(original)
-    first = _first_difference(original, damaged)
-    started = time.monotonic()
-    points, issues = _read_tb(damaged)
-    assert time.monotonic() - started < CASE_SECONDS
-    intact = [p for end, pts in zip(ends, per_record) if first is None or end <= first for p in pts]
-    assert points[: len(intact)] == intact
-    _check_issues(issues, "events.out.tfevents.1.fuzz")
+    _points, issues, first = _read_and_check(_read_tb, original, damaged, list(zip(ends, per_record)),
+                                             "events.out.tfevents.1.fuzz")
     at_boundary = kind == "truncate" and (len(damaged) in ends or len(damaged) == 0)
     if first is not None and not at_boundary:
         assert issues, (kind, first)
@@ -162,13 +167,8 @@ def test_fuzzed_wandb_file(wandb_original, data):
         damaged = original[:at + 4] + b"\xff\xff" + original[at + 6:] if at + 7 <= len(original) else original
     else:
         damaged = mutate(original)
-    first = _first_difference(original, damaged)
-    started = time.monotonic()
-    points, issues = _read_wb(damaged)
-    assert time.monotonic() - started < CASE_SECONDS
-    intact = [p for _o, end, pts in records if first is None or end <= first for p in pts]
-    assert points[: len(intact)] == intact
-    _check_issues(issues, "run-fuzz.wandb")
+    points, issues, first = _read_and_check(_read_wb, original, damaged, [(end, pts) for _o, end, pts in records],
+                                            "run-fuzz.wandb")
     all_points = [p for _o, _e, pts in records for p in pts]
     at_boundary = kind == "truncate" and len(damaged) in boundaries
     if len(points) < len(all_points) and not at_boundary:
