@@ -1,27 +1,39 @@
 """analyze(): timelines, rules, incidents and health over the frame -> Report."""
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
 from .config import Config, load_config
-from .envdata import iter_env_data
-from .health import env_health
+from .envdata import EnvData, iter_env_data
+from .health import env_health, unknown_health
 from .incidents import SEVERITY_RANK, apply_cooldown
 from .ingest import Ingest, RunInfo
+from .model import DataIssue
+from .profiles import all_profiles
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .rules.regression import regression_signal
-from .timeline import compare_with_curriculum_state, explicit_timeline, inferred_timeline, read_curriculum_state
+from .timeline import (best_level, compare_with_curriculum_state, explicit_timeline, force_final_state, inferred_timeline,
+                       read_curriculum_state, saved_state)
+
+# metric names read as lower-is-better when neither config nor profile says (whole words of the name)
+LOWER_IS_BETTER = re.compile(r"(?:^|[^a-z])(loss|error|err|regret|perplexity|ppl|mse|mae|rmse|cost|wer|cer)"
+                             r"(?:$|[^a-z])", re.IGNORECASE)
 
 
 def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | None = None, *,
-            performance_metric: str | None = None) -> Report:
+            performance_metric: str | None = None, state_file: str | os.PathLike | None = None) -> Report:
     """Replay the curriculum over the frame: per env a state timeline, every rule's incidents
-    (cooldown applied), and health; per run and overall a status. `data` is what `load` returned,
-    or a bare frame (then `performance_metric`, the config's, or "reward" names the metric)."""
+    (cooldown applied), and health; per run and overall a status, `unknown` with its reason where
+    nothing could be judged. `data` is what `load` returned, or a bare frame (then
+    `performance_metric`, the config's, or "reward" names the metric). `state_file`: a Marin
+    `curriculum_state.json` for every run instead of the one found beside the logs."""
     if isinstance(data, Ingest):
         ingest = data
         if config is None and ingest.config is not None:
@@ -36,46 +48,219 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     runs = {info.name: RunReport(info.name, info.source, info.profile, info.step_range,
                                  data_issues=list(info.issues), performance_metric=perf[info.name])
             for info in ingest.runs}
-    enabled = config["health_monitoring"]["enabled"]
-    active_rules = [r for name, r in RULES.items() if enabled and config["rules"][name]["enabled"]]
-    settings = {r.name: rule_settings(config, r.name) for r in active_rules}
-    regression_settings = rule_settings(config, "graduated_regression")["regression"]
-    grad = config["graduation"]
-    cooldown = config["health_monitoring"]["warning_cooldown"]
+    saved = {info.name: _saved_state(info, ingest.logdir, state_file, runs[info.name]) for info in ingest.runs}
+    sign_of = _direction(config, {info.name: info for info in ingest.runs}, perf)
+    base = {name: rule_settings(config, name) for name in RULES}
     finals: dict[str, dict[str, str]] = {}
-    for env in iter_env_data(ingest.frame, perf):
-        _timeline(env, grad)
-        incidents = []
-        for rule in active_rules:
-            incidents += rule.func(env, settings[rule.name])
-        incidents = apply_cooldown(incidents, cooldown)
-        sig = regression_signal(env, regression_settings)
-        report = runs[env.run]
-        report.environments.append(env_health(env, incidents, sig["baseline"] if sig else None))
-        report.timeline += [(env.env_id, iv) for iv in env.timeline]
-        report.state_sources.add("logged" if env.explicit_states else "inferred")
-        report.warnings += incidents
-        finals.setdefault(env.run, {})[env.env_id] = env.current_state
-        if report.step_range is None:
-            report.step_range = (env.run_first_step, env.run_last_step)
+    errors: dict[str, str] = {}
+    for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
+        reference = _reference_top(run_envs)
+        for env in run_envs:
+            report = runs[env.run]
+            env.cache["reference_top"] = reference
+            try:
+                _analyse_env(env, config, base, report, saved.get(env.run))
+            except Exception as err:  # noqa: BLE001 — one run's failure must not cost the others
+                errors.setdefault(env.run, f"env {env.env_id!r}: {type(err).__name__}: {err}")
+                report.environments.append(unknown_health(env.env_id, "analysis failed: " + errors[env.run][:200]))
+            finals.setdefault(env.run, {})[env.env_id] = env.current_state
+            if report.step_range is None:
+                report.step_range = (env.run_first_step, env.run_last_step)
     for info in ingest.runs:
         report = runs[info.name]
+        if info.name in errors:
+            report.data_issues.append(DataIssue("analysis_error", info.name,
+                                                f"analysis failed: {errors[info.name][:300]}"))
         report.warnings.sort(key=lambda w: (-SEVERITY_RANK[w.severity], w.first_step, w.env_id, w.type))
-        if info.path and os.path.isdir(info.path):
-            saved, issue = read_curriculum_state(info.path)
-            if issue:
-                report.data_issues.append(issue)
-            if saved and info.name in finals:
-                report.data_issues += compare_with_curriculum_state(finals[info.name], saved, info.name)
+        state = saved[info.name]
+        if state and info.name in finals:
+            explicit = {e: s for e, s in finals[info.name].items() if e in report.explicit_envs}
+            report.data_issues += compare_with_curriculum_state(explicit, state, info.name)
+        report.status_reason = _run_reason(info, report, errors.get(info.name))
     return Report(ingest.logdir, list(runs.values()), __version__, list(ingest.issues))
 
 
-def _timeline(env, grad: dict) -> None:
+def _by_run(envs, runs: dict, errors: dict):
+    """The envs grouped by run (the frame is sorted by run); an error while building them becomes
+    an analysis error of every run not yet reached."""
+    batch: list[EnvData] = []
+    while True:
+        try:
+            env = next(envs)
+        except StopIteration:
+            break
+        except Exception as err:  # noqa: BLE001
+            for name in runs:
+                if name not in errors and not runs[name].environments and all(e.run != name for e in batch):
+                    errors[name] = f"{type(err).__name__}: {err}"
+            break
+        if env.run not in runs:
+            continue
+        if batch and batch[-1].run != env.run:
+            yield batch
+            batch = []
+        batch.append(env)
+    if batch:
+        yield batch
+
+
+def _reference_top(envs: list[EnvData]) -> float | None:
+    """The median best level of a run's envs, when they share the scale of rates (all values in
+    [0, 1]): an env that plateaus far below what its siblings reach has not graduated."""
+    tops = []
+    for env in envs:
+        v = env.learning.values
+        if not len(v):
+            continue
+        if env.sign != 1 or v.min() < 0 or v.max() > 1:
+            return None
+        top = best_level(v)
+        if top is not None:
+            tops.append(top)
+    return float(np.median(tops)) if len(tops) >= 2 else None
+
+
+def _analyse_env(env: EnvData, config: Config, base: dict, report: RunReport, saved: dict | None) -> None:
+    env.settings = _env_settings(config, env.run, env.env_id)
+    fix = _timeline(env, env.settings["graduation"], saved)
+    if fix:
+        report.data_issues.append(fix)
+    report.timeline += [(env.env_id, iv) for iv in env.timeline]
+    report.state_sources.add("logged" if env.explicit_states else "file" if saved else "inferred")
+    if env.explicit_states:
+        report.explicit_envs.add(env.env_id)
+    enabled = config["health_monitoring"]["enabled"]
+    incidents = []
+    for name, rule in RULES.items():
+        if enabled and config["rules"][name]["enabled"]:
+            incidents += rule.func(env, _rule_settings(base, name, env.settings))
+    incidents = apply_cooldown(incidents, config["health_monitoring"]["warning_cooldown"])
+    sig = regression_signal(env, _rule_settings(base, "graduated_regression", env.settings)["regression"])
+    health = env_health(env, incidents, sig)
+    if not len(env.train) and not len(env.eval) and not (env.explicit_states and env.current_state == "locked"):
+        # nothing to judge (an env logged as locked all along is simply locked)
+        logged = f" (it logs: {', '.join(env.other_metrics[:5])})" if env.other_metrics else ""
+        if health.health_status == "healthy":
+            health.health_status = "unknown"
+            health.status_reason = f"no points of the performance metric {report.performance_metric!r}{logged}"
+    report.environments.append(health)
+    report.warnings += incidents
+
+
+def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
+    """The env's timeline: logged states, else inferred (curriculum evidence and the trainer's
+    saved state file fix the final state). Returns a data issue when the state file changed it."""
     if env.state is not None and len(env.state):
         env.timeline, env.transitions = explicit_timeline(env.state.steps, env.state.values,
                                                           env.run_first_step, env.run_last_step)
         env.explicit_states = True
         env.graduation_step = next((iv.start_step for iv in env.timeline if iv.state == "graduated"), None)
-    else:
-        env.timeline, env.graduation_step = inferred_timeline(env.train.steps, env.train.values,
-                                                              env.run_first_step, env.run_last_step, grad)
+        return None
+    learn = env.learning
+    env.timeline, env.graduation_step = inferred_timeline(
+        learn.steps, learn.values, learn.counts, env.run_first_step, env.run_last_step, grad, env.sign,
+        _training_stopped(env), env.cache.get("reference_top"))
+    if not saved:
+        return None
+    expected, ended = saved_state(env.env_id, saved), env.current_state
+    if expected == ended or (expected == "locked" and not len(learn)):
+        return None
+    at = int(env.train.steps[-1]) if len(env.train) else int(learn.steps[-1]) if len(learn) else env.run_last_step
+    env.timeline, env.graduation_step = force_final_state(env.timeline, env.graduation_step, expected, at,
+                                                          env.run_last_step)
+    return DataIssue("state_from_file", saved["path"],
+                     f"env {env.env_id!r}: inferred states ended {ended}; {os.path.basename(saved['path'])} says "
+                     f"{expected}" + (f" (graduated at step {env.graduation_step})" if expected == "graduated" else ""))
+
+
+def _training_stopped(env: EnvData) -> int | None:
+    """The last training step of an env whose training rows stopped while its evals and the run's
+    training went on — the curriculum stopped sampling it (Marin does so once a lesson graduates)."""
+    if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
+        return None
+    last = int(env.train.steps[-1])
+    gap = 3 * max(env.train.median_interval() or 0.0, env.eval.median_interval() or 0.0, 1.0)
+    if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + gap:
+        return last
+    return None
+
+
+def _saved_state(info: RunInfo, logdir: str, state_file, report: RunReport) -> dict | None:
+    if state_file is None and not (info.path and os.path.isdir(info.path)):
+        return None
+    ids = tuple(dict.fromkeys([os.path.basename(info.path.rstrip("/")), info.name.rsplit("/", 1)[-1],
+                               info.path.rstrip("/").rsplit("-", 1)[-1]])) if info.path else ()
+    state, issue = read_curriculum_state(info.path, logdir, ids, os.fspath(state_file) if state_file else None)
+    if issue:
+        report.data_issues.append(issue)
+    return state
+
+
+def _direction(config: Config, infos: dict[str, RunInfo], perf: dict[str, str]):
+    """sign_of(run, env): -1 where the performance metric is lower-is-better. First match wins:
+    an `overrides:` entry for the env, the config's `direction`, the profile's, the metric's name."""
+    profiles = all_profiles(config.user_profiles)
+    base = {}
+    for run, info in infos.items():
+        profile = profiles.get(info.profile or "")
+        direction = config["direction"] or getattr(profile, "direction", None)
+        if direction is None:
+            direction = "lower" if LOWER_IS_BETTER.search(perf[run] or "") else "higher"
+        base[run] = direction
+    entries = [o for o in config["overrides"] if "direction" in o]
+
+    def sign_of(run: str, env: str) -> int:
+        direction = base.get(run, "higher")
+        for o in entries:
+            if fnmatch.fnmatchcase(env, o["env"]) and fnmatch.fnmatchcase(run, o["run"]):
+                direction = o["direction"]
+        return -1 if direction == "lower" else 1
+
+    return sign_of
+
+
+def _env_settings(config: Config, run: str, env: str) -> dict:
+    """graduation and regression settings for one env, per-env `overrides:` applied in order."""
+    out = {"graduation": config["graduation"],
+           "regression_threshold": config["health_monitoring"]["regression_threshold"],
+           "critical_regression_threshold": config["critical_regression_threshold"], "overridden": False}
+    for o in config["overrides"]:
+        if fnmatch.fnmatchcase(env, o["env"]) and fnmatch.fnmatchcase(run, o["run"]):
+            out["overridden"] = True
+            if "graduation" in o:
+                out["graduation"] = {**out["graduation"], **o["graduation"]}
+            for key in ("regression_threshold", "critical_regression_threshold"):
+                if key in o:
+                    out[key] = o[key]
+    return out
+
+
+def _rule_settings(base: dict, name: str, env_settings: dict) -> dict:
+    """One rule's settings (`base`: every rule's, from the config) with the env's overrides."""
+    s = base[name]
+    if not env_settings.get("overridden"):
+        return s
+    extra = {k: env_settings[k] for k in ("graduation", "regression_threshold", "critical_regression_threshold")}
+    return {**s, **extra, "regression": {**s["regression"], **extra}}
+
+
+def _run_reason(info: RunInfo, report: RunReport, error: str | None) -> str | None:
+    """Why a run is unknown (None unless it is)."""
+    if report.health_status != "unknown":
+        return None
+    if error and not report.environments:
+        return f"analysis failed: {error[:200]}"
+    if not report.environments:
+        if info.profile is None and info.source != "frame":
+            return "no profile recognises its tags (try --profile or a user profile in the config)"
+        if not info.points_in_frame and info.source != "frame":
+            return "no points were read"
+        return "no environments in its logs"
+    unknown = [e for e in report.environments if e.health_status == "unknown"]
+    if len(unknown) == len(report.environments):
+        first = unknown[0].status_reason
+        same = all(e.status_reason == first for e in unknown)
+        return f"no environment could be judged: {first}" if same else \
+            f"no environment could be judged (e.g. {unknown[0].env_id}: {first})"
+    return f"{len(unknown)} of {len(report.environments)} environments could not be judged " \
+           f"(e.g. {unknown[0].env_id}: {unknown[0].status_reason})"

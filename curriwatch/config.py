@@ -28,6 +28,7 @@ class Key:
     low: float | None = None
     high: float | None = None
     nullable: bool = False
+    choices: tuple | None = None
 
 
 def _num(default, help, low=None, high=None, nullable=False):
@@ -45,20 +46,28 @@ def _bool(default, help):
 SPEC: dict = {
     "health_monitoring": {
         "enabled": _bool(True, "run the health rules at all"),
-        "regression_threshold": _num(0.85, "warn when a graduated env falls below this x its baseline", 0, 1),
+        "regression_threshold": _num(0.85, "warn when a graduated env keeps less than this share of its learned "
+                                     "gain (held level - starting level)", 0, 1),
         "stagnation_window": _int(100, "steps without progress before an active env is stagnant", 1),
         "evaluation_frequency": _int(50, "expected steps between evals (eval_gap uses 3x this)", 1),
         "warning_cooldown": _int(200, "steps before the same (env, type) may be reported again", 0),
         "metrics_retention_days": _int(30, "days to keep saved scan results", 0),
     },
-    "critical_regression_threshold": _num(0.70, "critical when below this x the baseline", 0, 1),
+    "critical_regression_threshold": _num(0.70, "critical when a graduated env keeps less than this share of its "
+                                          "learned gain", 0, 1),
+    "direction": Key((str,), None, "higher | lower: which way the performance metric is better (default: the "
+                     "profile's, else lower for loss/error-like metric names, else higher)", nullable=True,
+                     choices=("higher", "lower")),
     "performance_metric": Key((str,), None, "metric used as performance (default: the profile's)",
                               nullable=True),
     "profile": Key((str,), None, "profile for every run instead of auto-detection", nullable=True),
     "graduation": {
-        "stop_threshold": _num(0.9, "smoothed train performance needed to graduate (inferred states)"),
-        "plateau_window": _int(50, "points in the plateau test", 3),
-        "plateau_threshold": _num(0.01, "max |slope| / mean(|x|) of a plateau", 0),
+        "stop_threshold": _num(None, "absolute smoothed performance needed to graduate (inferred states); "
+                               "default none: a plateau in the top of the env's own range", nullable=True),
+        "plateau_window": _num(50, "span of the plateau test in the trainer's units: rollouts where the log "
+                               "carries counts, else steps (never fewer than 5 points)", 1, 1e12),
+        "plateau_threshold": _num(0.1, "max change across the plateau window (fitted slope x span), as a share of "
+                                  "the env's range", 0),
         "ema_alpha": _num(0.1, "EMA weight of the newest point in smoothed train performance (Marin: 0.1)", 0, 1),
     },
     "rules": {
@@ -80,8 +89,9 @@ SPEC: dict = {
             "noise_factor": _num(2.0, "spread must exceed this x the env's own quietest spread", 1),
         },
         "unexpected_transition": {
-            "enabled": _bool(True, "report backwards/unknown states and regressions right after graduation"),
-            "rapid_regression_window": _int(500, "steps after graduation in which a regression is unexpected", 0),
+            "enabled": _bool(True, "report logged states that go backwards or take unknown values"),
+            "rapid_regression_window": _int(500, "a graduated_regression starting within this many steps of graduation "
+                                            "is marked rapid: true in its evidence", 0),
         },
         "prolonged_training": {
             "enabled": _bool(True, "report envs active for very long without graduating"),
@@ -94,7 +104,12 @@ SPEC: dict = {
         },
     },
     "profiles": None,  # free-form: name -> profile spec, validated by profiles.profile_from_config
+    "overrides": Key((list,), [], "per-env settings: a list of {env: GLOB, [run: GLOB], direction, "
+                     "regression_threshold, critical_regression_threshold, graduation: {...}}; later entries win"),
 }
+
+# keys an `overrides:` entry may set besides `env` and `run` (the same meaning as at top level)
+OVERRIDE_KEYS = ("direction", "regression_threshold", "critical_regression_threshold", "graduation")
 
 
 def defaults(spec: dict = SPEC) -> dict:
@@ -165,11 +180,37 @@ def _check(item: Key, value, path: str):
         raise ConfigError(f"{path}: {value!r} is below the allowed minimum {item.low}")
     if item.high is not None and value > item.high:
         raise ConfigError(f"{path}: {value!r} is above the allowed maximum {item.high}")
+    if item.choices is not None and value not in item.choices:
+        raise ConfigError(f"{path}: {value!r} is not one of {', '.join(item.choices)}")
     return value
 
 
+def _check_overrides(entries: list) -> list:
+    """Each `overrides:` entry: env glob (and optional run glob) plus settings from OVERRIDE_KEYS,
+    checked against the same spec as the top-level keys."""
+    out = []
+    for i, entry in enumerate(entries):
+        where = f"overrides[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: expected a mapping with `env:` and settings")
+        for key in ("env", "run"):
+            if key in entry and not isinstance(entry[key], str):
+                raise ConfigError(f"{where}.{key}: expected a glob string")
+        if "env" not in entry:
+            raise ConfigError(f"{where}: needs `env:` (a glob of env ids)")
+        settings = {k: v for k, v in entry.items() if k not in ("env", "run")}
+        spec = {k: SPEC["health_monitoring"]["regression_threshold"] if k == "regression_threshold" else SPEC[k]
+                for k in OVERRIDE_KEYS}
+        base = {k: (defaults(spec[k]) if isinstance(spec[k], dict) else None) for k in spec}
+        _merge(spec, base, settings, where)
+        given = {k: ({g: base[k][g] for g in (settings[k] or {})} if isinstance(spec[k], dict) else base[k])
+                 for k in settings}
+        out.append({"env": entry["env"], "run": entry.get("run", "*"), **given})
+    return out
+
+
 def _type_name(item: Key) -> str:
-    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list"}
     if item.types == (int, float):
         return "a number"
     return " or ".join(names[t] for t in item.types)
@@ -199,6 +240,7 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict | None = 
             _merge(SPEC, values, given, "")
     if overrides:
         _merge(SPEC, values, overrides, "")
+    values["overrides"] = _check_overrides(values["overrides"])
     config = Config(values, source)
     config.user_profiles  # validate profile specs now, so errors surface at load time
     return config

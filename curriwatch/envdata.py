@@ -12,10 +12,13 @@ from .timeline import Interval, Transition
 
 @dataclass(frozen=True)
 class Series:
-    """One metric of one env: steps (int64, increasing) and finite values (float64)."""
+    """One metric of one env: steps (int64, non-decreasing: several observations may share a step),
+    finite values (float64, oriented so that higher is better), and each point's observation weight
+    (`count`, e.g. Marin's rollouts per point) when the log carries one."""
 
     steps: np.ndarray
     values: np.ndarray
+    counts: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -24,14 +27,17 @@ class Series:
     def empty() -> "Series":
         return Series(np.zeros(0, np.int64), np.zeros(0))
 
+    def take(self, sel) -> "Series":
+        return Series(self.steps[sel], self.values[sel], None if self.counts is None else self.counts[sel])
+
     def finite(self) -> "Series":
         ok = np.isfinite(self.values)
-        return self if ok.all() else Series(self.steps[ok], self.values[ok])
+        return self if ok.all() else self.take(ok)
 
     def within(self, start: int, end: int, include_end: bool = True) -> "Series":
         lo = np.searchsorted(self.steps, start, "left")
         hi = np.searchsorted(self.steps, end, "right" if include_end else "left")
-        return Series(self.steps[lo:hi], self.values[lo:hi])
+        return self.take(slice(lo, hi))
 
     def in_interval(self, timeline: list[Interval], k: int) -> "Series":
         """The points of interval k: from its start up to the next interval's start (the last
@@ -43,11 +49,17 @@ class Series:
         """The points that fall in intervals of the given states, in step order."""
         parts = [self.in_interval(timeline, k) for k, iv in enumerate(timeline) if iv.state in states]
         if not parts:
-            return Series(self.steps[:0], self.values[:0])
-        return Series(np.concatenate([p.steps for p in parts]), np.concatenate([p.values for p in parts]))
+            return self.take(slice(0, 0))
+        return Series(np.concatenate([p.steps for p in parts]), np.concatenate([p.values for p in parts]),
+                      None if self.counts is None else np.concatenate([p.counts for p in parts]))
 
     def median_interval(self) -> float | None:
-        return float(np.median(np.diff(self.steps))) if len(self.steps) > 1 else None
+        """Median step between distinct steps (several observations at one step are one logging point)."""
+        if len(self.steps) < 2:
+            return None
+        d = np.diff(self.steps)
+        d = d[d > 0]
+        return float(np.median(d)) if len(d) else None
 
 
 @dataclass
@@ -66,11 +78,24 @@ class EnvData:
     graduation_step: int | None = None
     explicit_states: bool = False
     cache: dict = field(default_factory=dict)
+    sign: int = 1  # +1 when higher is better; -1 when lower is (the series hold -value then)
+    settings: dict = field(default_factory=dict)  # this env's effective analysis settings (overrides applied)
+    run_last_train_step: int | None = None  # the last training step of any env of the run
+    other_metrics: tuple[str, ...] = ()  # metrics the env logged besides the performance metric
 
     @property
     def performance(self) -> Series:
         """Eval performance where the env has eval data, else training performance."""
         return self.eval if len(self.eval) else self.train
+
+    @property
+    def learning(self) -> Series:
+        """The series that shows the env learning: training performance, or eval when only eval is logged."""
+        return self.train if len(self.train) else self.eval
+
+    def show(self, value: float) -> float:
+        """An oriented value back in the metric's own units."""
+        return self.sign * value
 
     @property
     def current_state(self) -> str:
@@ -101,28 +126,46 @@ def group_slices(frame: pd.DataFrame) -> tuple[dict, dict[str, tuple[int, int]]]
     return groups, runs
 
 
-def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None]) -> Iterator[EnvData]:
-    """EnvData for every (run, env) in the frame, with its performance and state series."""
+def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
+                  sign_of=lambda run, env: 1) -> Iterator[EnvData]:
+    """EnvData for every (run, env) in the frame, with its performance and state series; values
+    are multiplied by `sign_of(run, env)` (-1 for lower-is-better metrics)."""
     groups, runs = group_slices(frame)
     steps = frame["step"].to_numpy()
     values = frame["value"].to_numpy()
+    counts = frame["count"].to_numpy(np.float64) if "count" in frame.columns else None
 
-    def series(key) -> Series | None:
+    def series(key, sign=1) -> Series | None:
         if key not in groups:
             return None
         s, e = groups[key]
-        return Series(steps[s:e], values[s:e])
+        c = None
+        if counts is not None:
+            c = counts[s:e]
+            if not (np.isfinite(c).any()):
+                c = None
+        return Series(steps[s:e], values[s:e] if sign == 1 else -values[s:e], c)
 
     envs_of_run: dict[str, list[str]] = {}
-    for run, env, _split, _metric in groups:
+    metrics_of: dict[tuple[str, str], set[str]] = {}
+    last_train: dict[str, int] = {}
+    for run, env, split, metric in groups:
         envs_of_run.setdefault(run, [])
         if not envs_of_run[run] or envs_of_run[run][-1] != env:
             envs_of_run[run].append(env)
+        if split != "state":
+            metrics_of.setdefault((run, env), set()).add(metric)
+        if split == "train" and metric == perf_metric_of.get(run):
+            end = int(steps[groups[(run, env, split, metric)][1] - 1])
+            last_train[run] = max(last_train.get(run, end), end)
     for run, envs in envs_of_run.items():
         s, e = runs[run]
         first, last = int(steps[s:e].min()), int(steps[s:e].max())
         metric = perf_metric_of.get(run)
         for env in envs:
-            train = series((run, env, "train", metric)) or Series.empty()
-            evals = series((run, env, "eval", metric)) or Series.empty()
-            yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last)
+            sign = sign_of(run, env)
+            train = series((run, env, "train", metric), sign) or Series.empty()
+            evals = series((run, env, "eval", metric), sign) or Series.empty()
+            others = tuple(sorted(metrics_of.get((run, env), set()) - {metric}))
+            yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last,
+                          sign=sign, run_last_train_step=last_train.get(run), other_metrics=others)

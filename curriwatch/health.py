@@ -29,6 +29,7 @@ class EnvHealth:
     warnings: list[str] = field(default_factory=list)
     graduation_step: int | None = None
     graduation_baseline: float | None = None
+    status_reason: str | None = None  # why the env could not be judged; None unless unknown
     sparkline: list[float] = field(default_factory=list, repr=False)  # drawing only, not in JSON
     chart: dict = field(default_factory=dict, repr=False)  # drawing only: decimated series, full counts
 
@@ -48,7 +49,8 @@ def status_of(incidents: list[Incident]) -> str:
 
 
 def performance_trend(steps: np.ndarray, values: np.ndarray) -> str:
-    """improving | stable | regressing over the latest TREND_POINTS points, relative to their level."""
+    """improving | stable | regressing over the latest TREND_POINTS points (oriented: higher is
+    better), when significant and more than TREND_MIN_CHANGE of their spread or level."""
     steps, values = steps[-TREND_POINTS:], values[-TREND_POINTS:]
     slope, p = trend(steps, values)
     if np.isnan(slope) or np.isnan(p) or p >= 0.05:
@@ -62,25 +64,45 @@ def performance_trend(steps: np.ndarray, values: np.ndarray) -> str:
     return "stable"
 
 
-def env_health(env: EnvData, incidents: list[Incident], baseline: float | None) -> EnvHealth:
+def env_health(env: EnvData, incidents: list[Incident], regression: dict | None) -> EnvHealth:
+    """The health fields of one judged env, in the metric's own units. `peak_performance` is the
+    best of the smoothed series and every current value shown; the trend is never `stable` beside an
+    unresolved critical regression."""
     perf = env.performance
-    last = lambda s: float(s.values[-1]) if len(s) else None  # noqa: E731
-    peak = float(np.max(trailing_median(perf.values, 3))) if len(perf) else None
+    last = lambda s: env.show(float(s.values[-1])) if len(s) else None  # noqa: E731
+    best = [float(np.max(trailing_median(perf.values, 3)))] if len(perf) else []
+    best += [float(s.values[-1]) for s in (env.train, env.eval) if len(s)]
+    peak = env.show(max(best)) if best else None
     current = env.timeline[-1] if env.timeline else None
     active = sum(iv.end_step - iv.start_step for iv in env.timeline if iv.state == "active")
     types = list(dict.fromkeys(i.type for i in incidents))
+    trend_ = performance_trend(perf.steps, perf.values)
+    if trend_ == "stable" and any(i.severity == "critical" and not i.resolved and i.type == "graduated_regression"
+                                  for i in incidents):
+        trend_ = "regressing"
+    baseline = env.show(regression["baseline"]) if regression else None
+    shown = perf.values if env.sign == 1 else -perf.values
     return EnvHealth(
         env_id=env.env_id, current_state=env.current_state,
         current_train_performance=last(env.train), current_eval_performance=last(env.eval),
-        peak_performance=peak, performance_trend=performance_trend(perf.steps, perf.values),
+        peak_performance=peak, performance_trend=trend_,
         time_in_current_state=int(env.run_last_step - current.start_step) if current else 0,
         total_training_steps=int(active), health_status=status_of(incidents), warnings=types,
         graduation_step=env.graduation_step, graduation_baseline=baseline,
-        sparkline=binned_means(perf.values, SPARK_BINS),
-        chart={"train": decimate(env.train.steps, env.train.values, CHART_BUCKETS),
-               "eval": decimate(env.eval.steps, env.eval.values, CHART_BUCKETS),
+        sparkline=binned_means(shown, SPARK_BINS),
+        chart={"train": decimate(env.train.steps, env.train.values * env.sign, CHART_BUCKETS),
+               "eval": decimate(env.eval.steps, env.eval.values * env.sign, CHART_BUCKETS),
                "points": {"train": len(env.train), "eval": len(env.eval)}},
     )
+
+
+def unknown_health(env_id: str, reason: str, state: str = "locked") -> EnvHealth:
+    """An env that could not be judged: status `unknown` and why."""
+    return EnvHealth(env_id=env_id, current_state=state, current_train_performance=None,
+                     current_eval_performance=None, peak_performance=None, performance_trend="stable",
+                     time_in_current_state=0, total_training_steps=0, health_status="unknown",
+                     status_reason=reason, chart={"train": ([], []), "eval": ([], []),
+                                                  "points": {"train": 0, "eval": 0}})
 
 
 def decimate(steps: np.ndarray, values: np.ndarray, buckets: int) -> tuple[list[int], list[float]]:

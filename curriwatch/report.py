@@ -13,7 +13,7 @@ from .model import DataIssue
 from .timeline import Interval
 
 SCHEMA_VERSION = 1
-STATUS_RANK = {"healthy": 0, "warning": 1, "critical": 2}
+STATUS_RANK = {"healthy": 0, "unknown": 1, "warning": 2, "critical": 3}  # "worst of" order
 
 
 @dataclass
@@ -27,17 +27,21 @@ class RunReport:
     warnings: list[Incident] = field(default_factory=list)
     data_issues: list[DataIssue] = field(default_factory=list)
     performance_metric: str | None = None
-    state_sources: set[str] = field(default_factory=set)  # "logged" / "inferred": how timelines were made
+    state_sources: set[str] = field(default_factory=set)  # "logged" / "inferred" / "file": how timelines were made
+    status_reason: str | None = None  # why the run is unknown; None unless it is
+    explicit_envs: set[str] = field(default_factory=set, repr=False)  # envs with logged states
 
     @property
     def health_status(self) -> str:
-        return max((e.health_status for e in self.environments), key=STATUS_RANK.get, default="healthy")
+        """The worst env status; `unknown` when the run has no env that could be judged."""
+        return max((e.health_status for e in self.environments), key=STATUS_RANK.get, default="unknown")
 
     def to_dict(self) -> dict:
         return {
             "run": self.run, "source": self.source, "profile": self.profile,
             "step_range": list(self.step_range) if self.step_range else None,
             "health_status": self.health_status,
+            "status_reason": self.status_reason if self.health_status == "unknown" else None,
             "environments": [e.to_dict() for e in self.environments],
             "timeline": [{"env_id": env, "state": iv.state, "start_step": iv.start_step, "end_step": iv.end_step}
                          for env, iv in self.timeline],
@@ -52,10 +56,26 @@ class Report:
     runs: list[RunReport]
     curriwatch_version: str = ""
     issues: list[DataIssue] = field(default_factory=list)  # logdir-level, not tied to a run
+    status_reason: str | None = None  # set by whoever selected the runs, e.g. "no run matches --run X"
 
     @property
     def health_status(self) -> str:
-        return max((r.health_status for r in self.runs), key=STATUS_RANK.get, default="healthy")
+        """The worst run status; `unknown` when there is no run at all."""
+        return max((r.health_status for r in self.runs), key=STATUS_RANK.get, default="unknown")
+
+    @property
+    def overall_reason(self) -> str | None:
+        """Why the report is unknown (None unless it is)."""
+        if self.health_status != "unknown":
+            return None
+        if not self.runs:
+            return self.status_reason or "no runs found"
+        bad = [r for r in self.runs if r.health_status == "unknown"]
+        return f"{len(bad)} of {len(self.runs)} run(s) could not be judged (e.g. {bad[0].run}: {bad[0].status_reason})"
+
+    def unknown_counts(self) -> dict[str, int]:
+        return {"runs": sum(1 for r in self.runs if r.health_status == "unknown"),
+                "environments": sum(1 for r in self.runs for e in r.environments if e.health_status == "unknown")}
 
     def counts(self) -> dict[str, int]:
         counts = {s: 0 for s in SEVERITIES}
@@ -80,7 +100,8 @@ class Report:
             "schema_version": SCHEMA_VERSION, "curriwatch_version": self.curriwatch_version,
             "logdir": self.logdir,
             "summary": {"runs": len(self.runs), "environments": sum(len(r.environments) for r in self.runs),
-                        "health_status": self.health_status, "warnings": self.counts()},
+                        "health_status": self.health_status, "status_reason": self.overall_reason,
+                        "unknown": self.unknown_counts(), "warnings": self.counts()},
             "runs": [r.to_dict() for r in self.runs],
         }
         if self.issues:

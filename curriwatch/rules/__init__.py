@@ -36,7 +36,8 @@ def rule_settings(config, name: str) -> dict:
     """One rule's settings: its own block plus the shared keys. `regression` holds the
     graduated_regression settings, which unexpected_transition and health also use."""
     shared = {**config["health_monitoring"], "critical_regression_threshold": config["critical_regression_threshold"],
-              "graduation": config["graduation"]}
+              "graduation": config["graduation"],
+              "rapid_regression_window": config["rules"]["unexpected_transition"]["rapid_regression_window"]}
     return {**shared, **config["rules"][name],
             "regression": {**shared, **config["rules"]["graduated_regression"]}}
 

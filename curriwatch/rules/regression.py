@@ -2,15 +2,25 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..stats import trailing_median
+from ..timeline import start_level
 from . import register
 
 
 def regression_signal(env: EnvData, s: dict) -> dict | None:
-    """Baseline and per-point ratios after graduation; cached on the env (two rules use it)."""
+    """Start level, held level (the baseline) and the share of the learned gain each point keeps.
+
+    Values are oriented (higher is better). The start level is where the env began (the median of
+    its first points before graduation, train or eval); the held level is the best rolling median of
+    `baseline_window` points from just before graduation on — the level the env held once graduated,
+    wherever graduation was inferred. gain = held - start; kept = (smoothed - start) / gain. Points
+    count only from the first time the env reached its held level zone at or after graduation, so an
+    early inferred graduation on the rising edge is not a regression. When no start is visible and
+    the held level is positive, the start is 0 (a plain ratio to the baseline). Cached on the env."""
     if "regression" in env.cache:
         return env.cache["regression"]
     env.cache["regression"] = None
@@ -18,23 +28,50 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     perf = env.performance
     if g is None or len(perf) == 0:
         return None
-    nearest = np.argsort(np.abs(perf.steps - g), kind="stable")[: s["baseline_window"]]
-    baseline = float(np.median(perf.values[nearest]))
-    if not baseline > 0:
-        return None  # ratios to a non-positive baseline mean nothing
+    w = s["baseline_window"]
+    gi = int(np.searchsorted(perf.steps, g, "left"))
+    if gi >= len(perf):
+        return None
+    lo = max(0, gi - w)
+    rolled = pd.Series(perf.values[lo:]).rolling(w, min_periods=1).median().to_numpy()
+    # a window counts from its last point; the first w-1 of the tail would lean on fewer points
+    usable = rolled[min(w - 1, len(rolled) - 1):] if len(rolled) >= w else rolled
+    held = float(np.max(usable))
+    start = _start_level(env, g)
+    if start is None or not held > start:
+        if not held > 0:
+            return None  # no visible gain and no natural zero: the share means nothing
+        start = 0.0 if env.sign == 1 else None
+        if start is None:
+            return None
+    gain = held - start
     smoothed = trailing_median(perf.values, s["smoothing_window"])
-    after = perf.steps > perf.steps[nearest].max()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kept = (smoothed - start) / gain
+        raw = (perf.values - start) / gain
+    reached = np.flatnonzero((np.arange(len(perf)) >= lo) & (kept >= s["regression_threshold"]))
+    first = max(gi, int(reached[0])) if len(reached) else len(perf)
+    after = np.arange(len(perf)) >= first
     out = {
-        "graduation_step": g, "baseline": baseline, "baseline_steps": sorted(perf.steps[nearest].tolist()),
-        "steps": perf.steps, "raw": perf.values / baseline, "ratio": smoothed / baseline,
-        "smoothed": smoothed, "after": after, "series": "eval" if len(env.eval) else "train",
+        "graduation_step": g, "baseline": held, "start": start, "gain": gain,
+        "steps": perf.steps, "raw": raw, "ratio": kept, "smoothed": smoothed, "after": after,
+        "series": "eval" if len(env.eval) else "train",
     }
     env.cache["regression"] = out
     return out
 
 
+def _start_level(env: EnvData, g: int) -> float | None:
+    """The level the env started from: its first points before graduation (eval, else train)."""
+    for series in (env.performance, env.train, env.eval):
+        before = series.values[: int(np.searchsorted(series.steps, g, "left"))]
+        if len(before) >= 2:
+            return start_level(before)
+    return None
+
+
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
-    """Spans where the smoothed ratio is under regression_threshold, with their onset."""
+    """Spans where the smoothed share of the gain is under regression_threshold, with their onset."""
     sig = regression_signal(env, s)
     if sig is None:
         return []
@@ -53,26 +90,32 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
     return spans
 
 
-@register("graduated_regression", "a graduated env's smoothed performance falls below "
-          "regression_threshold (warning) / critical_regression_threshold (critical) x its baseline")
+@register("graduated_regression", "a graduated env keeps less than regression_threshold (warning) / "
+          "critical_regression_threshold (critical) of its learned gain (start level to the level it held)")
 def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
     out = []
     sig = regression_signal(env, s)
+    show = env.show
     for span in regression_spans(env, s):
         i1 = span["last"]
         low = int(np.argmin(sig["ratio"][span["first"]: i1 + 1])) + span["first"]
         severity = "critical" if span["critical"] else "warning"
-        ratio = float(sig["ratio"][low])
+        share = float(sig["ratio"][low])
+        onset = int(sig["steps"][span["onset"]])
+        since = onset - sig["graduation_step"]
+        rapid = since <= s["rapid_regression_window"]
         out.append(Incident(
-            "graduated_regression", env.env_id, severity,
-            int(sig["steps"][span["onset"]]), int(sig["steps"][i1]), span["resolved"],
-            f"graduated at step {sig['graduation_step']} with {sig['series']} performance "
-            f"{sig['baseline']:.3g}; fell to {sig['smoothed'][low]:.3g} ({ratio:.0%} of baseline)",
+            "graduated_regression", env.env_id, severity, onset, int(sig["steps"][i1]), span["resolved"],
+            f"graduated at step {sig['graduation_step']} and held {sig['series']} performance "
+            f"{show(sig['baseline']):.4g} (from {show(sig['start']):.4g}); fell to {show(sig['smoothed'][low]):.4g}, "
+            f"keeping {share:.0%} of the gain" + (f", {since} steps after graduating" if rapid else ""),
             {"series": sig["series"], "graduation_step": sig["graduation_step"],
-             "baseline": round(sig["baseline"], 6), "baseline_steps": sig["baseline_steps"],
-             "lowest_value": round(float(sig["smoothed"][low]), 6), "lowest_step": int(sig["steps"][low]),
-             "lowest_ratio": round(ratio, 4), "current_value": round(float(sig["smoothed"][-1]), 6),
+             "baseline": round(show(sig["baseline"]), 6), "start_level": round(show(sig["start"]), 6),
+             "lowest_value": round(show(float(sig["smoothed"][low])), 6), "lowest_step": int(sig["steps"][low]),
+             "lowest_gain_share": round(share, 4), "current_value": round(show(float(sig["smoothed"][-1])), 6),
              "warning_threshold": s["regression_threshold"],
              "critical_threshold": s["critical_regression_threshold"],
-             "smoothing_window_points": s["smoothing_window"]}))
+             "direction": "higher" if env.sign == 1 else "lower",
+             "smoothing_window_points": s["smoothing_window"],
+             "rapid": rapid, "steps_after_graduation": since}))
     return out

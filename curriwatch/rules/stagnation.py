@@ -6,6 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..stats import range_regression, window_sums
+from ..timeline import start_level
 from . import register
 
 TREND_HORIZON = 3  # the trend test looks back this many windows: slow learners show there
@@ -21,7 +22,7 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
             continue
         last = k + 1 == len(env.timeline)
         graduates = not last and env.timeline[k + 1].state == "graduated"
-        part = env.train.in_interval(env.timeline, k)
+        part = env.learning.in_interval(env.timeline, k)
         out += _stagnation_in(env, part, iv.start_step, s, resolved_after=not last, graduates=graduates)
     return out
 
@@ -60,17 +61,20 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
     grad_level = float(np.mean(y[max(0, len(y) - min_points):])) if graduates else None
     for i0, i1 in runs_of_true(stagnant):
         if grad_level is not None and (i1 == len(steps) - 1 or
-                                       mean_w[i0:i1 + 1].min() >= s["regression_threshold"] * grad_level):
+                                       mean_w[i0:i1 + 1].min() >= grad_level - (1 - s["regression_threshold"])
+                                       * abs(grad_level - start_level(y))):
             continue
         start = int(steps[_onset(steps, y, max(0, i0 - ONSET_LOOKBACK), i0)])
         resolved = i1 < len(steps) - 1 or resolved_after
         sparse = window > s["stagnation_window"]
         out.append(Incident(
             "training_stagnation", env.env_id, "warning", start, int(steps[i1]), resolved,
-            f"no progress in training performance since step {start} (judged over {int(window)}-step windows; "
-            f"mean {mean_w[i0]:.3g} vs {mean_p[i0]:.3g} in the window before)",
-            {"window_steps": int(window), "points_in_window": int(n_w[i0]), "window_mean": round(float(mean_w[i0]), 6),
-             "previous_window_mean": round(float(mean_p[i0]), 6),
+            f"no progress in {'training' if len(env.train) else 'eval'} performance since step {start} (judged over "
+            f"{int(window)}-step windows: mean {env.show(mean_w[i0]):.4g} vs {env.show(mean_p[i0]):.4g} in the window "
+            f"before, a change within the {max(s['min_delta'] * scale[i0], 2 * noise[i0]):.3g} that counts as progress, "
+            f"and no significant rising trend)",
+            {"window_steps": int(window), "points_in_window": int(n_w[i0]), "window_mean": round(env.show(float(mean_w[i0])), 6),
+             "previous_window_mean": round(env.show(float(mean_p[i0])), 6),
              "improvement": round(float(improvement[i0]), 6),
              "min_improvement": round(float(max(s["min_delta"] * scale[i0], 2 * noise[i0])), 6),
              "trend_slope_per_step": None if np.isnan(slope[i0]) else float(slope[i0]),
