@@ -16,7 +16,7 @@ from rich.console import Console
 
 from . import __version__
 from .errors import CurriwatchError
-from .gate import FailOn, gate_failures
+from .gate import FailOn, gate_verdict
 
 app = typer.Typer(
     name="curriwatch",
@@ -136,20 +136,38 @@ def _load(logdir, profile, cfg, reader, wandb):
         progress.close()
 
 
-def _analyse(logdir, profile, config, reader, wandb):
+def _analyse(logdir, profile, config, reader, wandb, state_file=None):
     """load + analyze: the one path scan and report share."""
     from .analyze import analyze
     from .config import load_config
 
     cfg = load_config(config)
-    return analyze(_load(logdir, profile, cfg, reader, wandb), cfg), cfg
+    if state_file is not None and not state_file.is_file():
+        raise CurriwatchError(f"--state-file: no such file: {state_file}")
+    return analyze(_load(logdir, profile, cfg, reader, wandb), cfg, state_file=state_file), cfg
 
 
-def _gate(report, fail_on: FailOn) -> None:
-    failures = gate_failures(report, fail_on)
-    if failures:
-        print(f"curriwatch: gate failed: {failures} incident(s) at or above {fail_on.value}", file=sys.stderr)
-        raise typer.Exit(1)
+AllowUnknownOpt = Annotated[bool, typer.Option("--allow-unknown", help="Pass the gate when some runs or "
+                                               "environments could not be judged (never when none could).")]
+StateFileOpt = Annotated[Optional[Path], typer.Option("--state-file", help="Marin curriculum_state.json that "
+                                                      "fixes the final states (default: found beside the logs).")]
+
+
+def _select(report, run):
+    """The runs matching --run; when none does, the report says so (and the gate fails)."""
+    from .render.common import select_runs
+
+    selected = select_runs(report, run)
+    if run and not selected.runs:
+        selected.status_reason = f"no run matches --run {run!r}"
+    return selected
+
+
+def _gate(report, fail_on: FailOn, allow_unknown: bool = False) -> None:
+    verdict = gate_verdict(report, fail_on, allow_unknown)
+    if verdict.failed:
+        print(f"curriwatch: {verdict.message}", file=sys.stderr)
+        raise typer.Exit(verdict.exit_code)
 
 
 @app.command()
@@ -161,21 +179,22 @@ def scan(
     config: ConfigOpt = None,
     reader: ReaderOpt = ReaderChoice.native,
     wandb: WandbOpt = None,
+    allow_unknown: AllowUnknownOpt = False,
+    state_file: StateFileOpt = None,
 ) -> None:
     """Read and analyse every run under LOGDIR, print the report, save it for `report`."""
     from . import store
-    from .render.common import select_runs
     from .render.terminal import render_report
 
     with cli_errors():
-        report, cfg = _analyse(logdir, profile, config, reader, wandb)
+        report, cfg = _analyse(logdir, profile, config, reader, wandb, state_file)
         try:
             store.save(report, cfg["health_monitoring"]["metrics_retention_days"])
         except OSError as err:
             print(f"curriwatch: warning: could not save the result for `report`: {err}", file=sys.stderr)
-        report = select_runs(report, run)
+        report = _select(report, run)
         render_report(report, stdout_console())
-        _gate(report, fail_on)
+        _gate(report, fail_on, allow_unknown)
 
 
 @app.command()
@@ -189,17 +208,18 @@ def report(
     config: ConfigOpt = None,
     reader: ReaderOpt = ReaderChoice.native,
     wandb: WandbOpt = None,
+    allow_unknown: AllowUnknownOpt = False,
+    state_file: StateFileOpt = None,
 ) -> None:
     """Render a report of LOGDIR, or of the last `scan` when LOGDIR is not given."""
     from . import store
-    from .render.common import select_runs
 
     with cli_errors():
         if logdir is None and not wandb:
             result = store.load_last()
         else:
-            result, _cfg = _analyse(logdir, profile, config, reader, wandb)
-        result = select_runs(result, run)
+            result, _cfg = _analyse(logdir, profile, config, reader, wandb, state_file)
+        result = _select(result, run)
         text = render_text(result, format, to_file=output is not None)
         if output is not None:
             try:
@@ -208,7 +228,7 @@ def report(
                 raise CurriwatchError(f"cannot write {output}: {err.strerror or err}") from None
         else:
             sys.stdout.write(text)
-        _gate(result, fail_on)
+        _gate(result, fail_on, allow_unknown)
 
 
 def render_text(result, format: Format, to_file: bool) -> str:

@@ -71,8 +71,10 @@ def explicit_timeline(steps: np.ndarray, values: np.ndarray, first_step: int, la
     return _intervals(change_steps, states, last_step), problems
 
 
-MIN_PLATEAU_POINTS = 5  # a plateau test needs a few points whatever the window's span
+MIN_PLATEAU_POINTS = 8  # a plateau test needs a few points whatever the window's span
+PLATEAU_SPREAD = 0.25  # ... and a plateau's points stay within this x the env's range (sd): no swinging
 LEVEL_SHARE = 0.8  # without stop_threshold, a plateau counts once it is in the top 20 % of the env's range
+RATE_SHARE = 0.7  # ... and, for rates in [0, 1] (whose range reaches 1), above start + 0.7 x (1 - start)
 MIN_RANGE_NOISE = 3.0  # ... and only if that range exceeds 3 x the point noise (a flat env never graduates)
 
 
@@ -111,10 +113,12 @@ def graduation_index(steps: np.ndarray, values: np.ndarray, counts: np.ndarray |
 
     Over the trailing `plateau_window` in the trainer's units (rollouts when counts are logged, else
     steps; at least MIN_PLATEAU_POINTS points): the window has plateaued — its fitted change across
-    the window is under `plateau_threshold` x the env's range — at a level that is high enough:
+    the window is under `plateau_threshold` x the env's range and its sd under PLATEAU_SPREAD x the
+    range — at a level that is high enough:
     EMA-smoothed performance >= `stop_threshold` when one is set (in the metric's own units), else a
     window mean in the top (1 - LEVEL_SHARE) of the env's own range (start level to its best window),
-    where the range must exceed MIN_RANGE_NOISE x the point noise. `reference_top`: the level the
+    where the range must exceed MIN_RANGE_NOISE x the point noise; a rate (all values in [0, 1], higher
+    is better) must also be above start + RATE_SHARE x (1 - start). `reference_top`: the level the
     run's other envs reach (on a shared scale); the range then reaches at least up to it.
     """
     n = len(values)
@@ -127,7 +131,7 @@ def graduation_index(steps: np.ndarray, values: np.ndarray, counts: np.ndarray |
     valid = lo >= 0
     lo = np.maximum(lo, 0)
     x = units - units[0]
-    _cnt, mean, slope, _p, _std = range_regression(window_sums(x, values), lo, idx + 1)
+    _cnt, mean, slope, _p, std = range_regression(window_sums(x, values), lo, idx + 1)
     valid &= np.isfinite(mean)
     if not valid.any():
         return None
@@ -142,12 +146,14 @@ def graduation_index(steps: np.ndarray, values: np.ndarray, counts: np.ndarray |
         if graduation["stop_threshold"] is None:
             return None
         rng = max(rng, abs(top), 1e-12)
-    flat = change <= graduation["plateau_threshold"] * rng
+    flat = (change <= graduation["plateau_threshold"] * rng) & (std <= PLATEAU_SPREAD * rng)
     if graduation["stop_threshold"] is not None:
         smoothed = pd.Series(values).ewm(alpha=graduation["ema_alpha"], adjust=False).mean().to_numpy()
         high = smoothed >= sign * graduation["stop_threshold"]
     else:
         high = mean >= start + LEVEL_SHARE * rng
+        if sign == 1 and values.min() >= 0 and values.max() <= 1:
+            high &= mean >= start + RATE_SHARE * (1 - start)
     hits = np.flatnonzero(valid & flat & high)
     return int(hits[0]) if len(hits) else None
 

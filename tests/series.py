@@ -5,6 +5,7 @@ Tokens, separated by spaces, each one or more points:
     0.9x30     30 points of 0.9     _x5     five gaps
     0.1+0.05x16   16 points from 0.1 up by 0.05 each (0.1, 0.15, ...); `-` goes down
     0.9~0.03x30   30 points of 0.9 with a seeded uniform jitter in [-0.03, 0.03]
+    0.5b32x30     30 success rates of 32 seeded Bernoulli(0.5) trials each (binomial noise)
     (0.2 0.8)x15  the group repeated 15 times
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_TOKEN = re.compile(r"^(?P<a>-?[\d.]+|_)(?:(?P<op>[+-])(?P<b>[\d.]+))?(?:~(?P<j>[\d.]+))?(?:x(?P<n>\d+))?$")
+_TOKEN = re.compile(r"^(?P<a>-?[\d.]+|_)(?:(?P<op>[+-])(?P<b>[\d.]+))?(?:~(?P<j>[\d.]+))?(?:b(?P<bn>\d+))?(?:x(?P<n>\d+))?$")
 
 
 def expand(notation: str, seed: int = 0) -> list[float | None]:
@@ -52,6 +53,11 @@ def _expand(text: str, rng) -> list[float | None]:
         else:
             a, b = float(m["a"]), float(m["b"] or 0) * (-1 if m["op"] == "-" else 1)
             jitter = float(m["j"] or 0)
+            if m["bn"]:
+                trials = int(m["bn"])
+                out += [float(rng.binomial(trials, min(max(a + k * b, 0.0), 1.0))) / trials for k in range(n)]
+                i = j
+                continue
             out += [a + k * b + (rng.uniform(-jitter, jitter) if jitter else 0.0) for k in range(n)]
         i = j
     return out
@@ -62,6 +68,9 @@ def test_notation_itself():
     assert expand("(0.2 0.8)x2 _x2 1-0.5x2") == [0.2, 0.8, 0.2, 0.8, None, None, 1.0, 0.5]
     noisy = expand("0.9~0.03x100", seed=1)
     assert len(noisy) == 100 and all(0.87 <= v <= 0.93 for v in noisy) and len(set(noisy)) == 100
+    rates = expand("0.5b32x400", seed=1)
+    assert all(v * 32 == int(v * 32) for v in rates) and abs(np.mean(rates) - 0.5) < 0.02
+    assert abs(np.std(rates) - np.sqrt(0.25 / 32)) < 0.01
 
 
 @dataclass
@@ -98,6 +107,7 @@ class Case:
     rules: tuple[str, ...] = ()
     config: dict = field(default_factory=dict)
     seed: int = 7
+    metric: str = "reward"  # the metric name the series are logged under
 
 
 def write_case(case: Case, logdir) -> None:
@@ -108,9 +118,9 @@ def write_case(case: Case, logdir) -> None:
     for env, s in case.envs.items():
         pts = s.points(case.seed)
         if pts["train"]:
-            series[f"train/{env}/reward"] = pts["train"]
+            series[f"train/{env}/{case.metric}"] = pts["train"]
         if pts["eval"]:
-            series[f"eval/{env}/reward"] = pts["eval"]
+            series[f"eval/{env}/{case.metric}"] = pts["eval"]
         if pts["state"]:
             series[f"curriculum/{env}/state"] = pts["state"]
     write_tb(logdir / "run", series)

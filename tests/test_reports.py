@@ -39,6 +39,7 @@ def test_json_validates_against_the_shipped_schema(sample_json):
     jsonschema.validate(sample_json, schema)
     assert sample_json["schema_version"] == 1
     assert sample_json["summary"] == {"runs": 3, "environments": 15, "health_status": "critical",
+                                      "status_reason": None, "unknown": {"runs": 0, "environments": 0},
                                       "warnings": {"critical": 3, "warning": 9, "info": 6}}
     broken = json.loads(json.dumps(sample_json))
     broken["runs"][0]["warnings"][0]["severity"] = "fatal"

@@ -133,3 +133,96 @@ def test_health_fields_of_a_regressed_env(tmp_path):
     assert env.time_in_current_state == 3950 - 1000 and env.total_training_steps == 1000
     assert [(iv.state, iv.start_step, iv.end_step) for _e, iv in run.timeline] == [
         ("active", 0, 1000), ("graduated", 1000, 3950)]
+
+
+# Issue 9: any metric, any logging shape. States are inferred (no state series) unless given.
+SHAPES = [
+    # returns, positive scale (CartPole-like 0..500): a fall from the held level is a regression
+    Case("returns 0..500 fall after graduating", {"cp": E(train="20+20x24 500~10x76", eval="20+80x6 500~10x24 250~15x20")},
+         [("graduated_regression", "cp", "critical", 1500, 50)], ("graduated_regression", "performance_volatility")),
+    Case("returns 0..500 held", {"cp": E(train="20+20x24 500~10x76", eval="20+80x6 500~10x44")},
+         [], ("graduated_regression", "performance_volatility", "training_stagnation")),
+    # returns, negative (Pendulum-like -1500 -> -160, then -900): critical, keeps ~45 % of the gain
+    Case("negative returns fall after graduating",
+         {"pend": E(train="-1500+60x23 -160~20x77", eval="-1500+270x5 -160~20x25 -900~40x30")},
+         [("graduated_regression", "pend", "critical", 1500, 50)], ("graduated_regression",)),
+    Case("negative returns held", {"pend": E(train="-1500+60x23 -160~20x77", eval="-1500+270x5 -160~20x55")},
+         [], ("graduated_regression", "performance_volatility", "training_stagnation")),
+    # lower is better: a loss (direction from the metric's name) that climbs back up
+    Case("loss climbs back up", {"l": E(train="2.0-0.06x25 0.5~0.03x75", eval="2.0-0.3x5 0.5~0.03x25 1.5~0.03x30")},
+         [("graduated_regression", "l", "critical", 1500, 50)], ("graduated_regression",),
+         {"performance_metric": "loss"}, metric="loss"),
+    Case("loss stays low", {"l": E(train="2.0-0.06x25 0.5~0.03x75", eval="2.0-0.3x5 0.5~0.03x55")},
+         [], ("graduated_regression", "performance_volatility", "training_stagnation"),
+         {"performance_metric": "loss"}, metric="loss"),
+    Case("direction by per-env override", {"cost_a": E(train="2.0-0.06x25 0.5~0.03x75",
+                                                       eval="2.0-0.3x5 0.5~0.03x25 1.5~0.03x30")},
+         [("graduated_regression", "cost_a", "critical", 1500, 50)], ("graduated_regression",),
+         {"overrides": [{"env": "cost_*", "direction": "lower"}]}),
+    # eval-only logging: graduation inferred from eval, regression and stagnation judged on eval
+    Case("eval-only: regression", {"e": E(eval="0.1+0.05x17 0.95~0.02x30 0.3~0.02x30")},
+         [("graduated_regression", "e", "critical", 2350, 50)], ("graduated_regression",)),
+    Case("eval-only: stagnation", {"e": E(eval="0.1+0.02x10 0.3~0.02x70", eval_every=20),
+                                   "f": E(eval="0.1+0.05x17 0.95~0.02x63", eval_every=20)},
+         [("training_stagnation", "e", "warning", 200, 100)], ("training_stagnation",)),
+    Case("eval-only: healthy", {"e": E(eval="0.1+0.05x17 0.95~0.02x60")},
+         [], ("graduated_regression", "training_stagnation", "performance_volatility")),
+    # sparse per-lesson rows: training stops at graduation while evals go on (Marin stops sampling)
+    Case("training stops at graduation, eval falls later",
+         {"a": E(train="0.2+0.1x7 0.9~0.02x10", train_every=40, eval="0.2+0.2x3 0.9~0.02x30 0.4~0.02x30"),
+          "b": E(train="0.2+0.01x70 0.9~0.02x330", eval="0.2+0.1x7 0.9~0.02x53")},
+         [("graduated_regression", "a", "critical", 1650, 50)], ("graduated_regression",)),
+    Case("training stops at graduation, eval holds",
+         {"a": E(train="0.2+0.1x7 0.9~0.02x10", train_every=40, eval="0.2+0.2x3 0.9~0.02x77"),
+          "b": E(train="0.2+0.01x70 0.9~0.02x330", eval="0.2+0.1x7 0.9~0.02x73")},
+         [], ()),
+    # volatility: an env switching levels all its life beside one with binomial noise (p=0.5, n=32)
+    Case("lifelong switching beside binomial noise",
+         {"osc": E(train="(0.2~0.05x6 0.85~0.05x5 0.2~0.05x8 0.85~0.05x6)x12"), "noisy": E(train="0.5b32x300")},
+         [("performance_volatility", "osc", "warning", 0, 60)], ("performance_volatility",)),
+    Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
+         [], ("performance_volatility",)),
+    Case("a learning curve and a level shift are not switching",
+         {"a": E(train="0.1+0.02x40 0.9~0.02x100 0.5~0.02x100"), "b": E(train="0.1+0.1x8 0.9~0.03x232")},
+         [], ("performance_volatility",)),
+    # baselines: a fall from the held level after a late inferred graduation (on the rising edge)
+    Case("fall from the held level after a late graduation",
+         {"a": E(train="0.1+0.004x200 0.9+0.01x7 0.97~0.005x93", eval="0.1+0.02x40 0.9+0.01x7 0.97~0.005x13 0.77~0.01x30")},
+         [("graduated_regression", "a", "warning", 3000, 100)], ("graduated_regression",)),
+    Case("held level after a late graduation",
+         {"a": E(train="0.1+0.004x200 0.9+0.01x7 0.97~0.005x93", eval="0.1+0.02x40 0.9+0.01x7 0.97~0.005x43")},
+         [], ("graduated_regression",)),
+]
+
+
+@pytest.mark.parametrize("case", SHAPES, ids=[c.name for c in SHAPES])
+def test_shape_case(case, tmp_path):
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_training_stopped_at_graduation_ends_graduated(tmp_path):
+    case = next(c for c in SHAPES if c.name == "training stops at graduation, eval holds")
+    _got, run = run_case(case, tmp_path)
+    a = next(e for e in run.environments if e.env_id == "a")
+    assert a.current_state == "graduated" and 240 <= a.graduation_step <= 640  # last training point: 640
+    assert a.health_status == "healthy" and a.graduation_baseline == pytest.approx(0.9, abs=0.03)
+
+
+def test_one_event_one_incident_and_no_contradictions(tmp_path):
+    case = Case("collapse right after graduation", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",
+                                                        eval="0.1+0.09x10 0.95~0.01x4 0.4~0.02x60")}, [])
+    got, run = run_case(case, tmp_path)
+    (incident,) = [w for w in got if w.severity == "critical"]
+    assert incident.type == "graduated_regression" and incident.evidence["rapid"] is True
+    assert 0 <= incident.evidence["steps_after_graduation"] <= 500
+    (env,) = run.environments
+    assert env.performance_trend != "stable" and env.health_status == "critical"
+    assert env.peak_performance >= max(env.current_train_performance, env.current_eval_performance)
+
+
+def test_switching_is_reported_as_switching(tmp_path):
+    case = next(c for c in SHAPES if c.name == "lifelong switching beside binomial noise")
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "switching" and not incident.resolved

@@ -76,7 +76,7 @@ def test_analyze_takes_a_bare_frame_too(sample_logs):
     assert key(from_frame) == key(from_ingest) and key(from_ingest)
 
 
-def test_marin_curriculum_state_json_is_compared_with_the_timeline(tmp_path, sample_logs):
+def test_marin_curriculum_state_json_fixes_the_final_states(tmp_path, sample_logs):
     import shutil
 
     run = "marin/wandb/offline-run-20261101_120000-cw0marin"
@@ -86,12 +86,24 @@ def test_marin_curriculum_state_json_is_compared_with_the_timeline(tmp_path, sam
              "graduated": ["addition", "multiplication", "reasoning"], "current_step": 12000}
     (logdir / run / "curriculum_state.json").write_text(json.dumps(state))
     report = curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)))
-    assert [d for d in report.runs[0].data_issues if d.kind == "state_mismatch"] == []
+    assert [d for d in report.runs[0].data_issues if d.kind in ("state_mismatch", "state_from_file")] == []
     state["graduated"].append("sorting")  # Marin says sorting graduated; its logs never show it
-    (logdir / run / "curriculum_state.json").write_text(json.dumps(state))
+    # Marin writes the file into the trainer's checkpoint folder: {checkpoint base}/{run id}/
+    (logdir / run / "curriculum_state.json").unlink()
+    (logdir / "marin" / "checkpoints" / "cw0marin").mkdir(parents=True)
+    (logdir / "marin" / "checkpoints" / "cw0marin" / "curriculum_state.json").write_text(json.dumps(state))
     report = curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)))
-    (issue,) = [d for d in report.runs[0].data_issues if d.kind == "state_mismatch"]
-    assert "'sorting'" in issue.detail and "ends active" in issue.detail
+    (issue,) = [d for d in report.runs[0].data_issues if d.kind == "state_from_file"]
+    assert "'sorting'" in issue.detail and "ended active" in issue.detail
+    (sorting,) = [e for e in report.runs[0].environments if e.env_id == "sorting"]
+    spans = [(iv.state, iv.start_step) for e, iv in report.runs[0].timeline if e == "sorting"]
+    assert sorting.current_state == "graduated" and spans[-1] == ("graduated", sorting.graduation_step)
+    # given with --state-file (analyze(state_file=...)), the file wins over nothing found
+    other = tmp_path / "state.json"
+    other.write_text(json.dumps({"unlocked": state["unlocked"], "graduated": ["addition"]}))
+    report = curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)), state_file=other)
+    states = {e.env_id: e.current_state for e in report.runs[0].environments}
+    assert states["multiplication"] == "active" and states["addition"] == "graduated"
 
 
 def test_incident_table_is_worst_first_and_runs_say_where_states_came_from(sample_logs):

@@ -19,7 +19,7 @@ from .common import fmt, incidents_worst_first, run_facts, runs_worst_first, sev
 
 STATE_FILL = {"locked": "#e5e7eb", "active": "#bfdbfe", "graduated": "#bbf7d0"}
 SEVERITY_COLOUR = {"critical": "#dc2626", "warning": "#d97706", "info": "#2563eb"}
-STATUS_COLOUR = {"healthy": "#16a34a", "warning": "#d97706", "critical": "#dc2626"}
+STATUS_COLOUR = {"healthy": "#16a34a", "unknown": "#6b7280", "warning": "#d97706", "critical": "#dc2626"}
 W, LABEL = 1000, 170  # drawing width, label column
 PLOT = W - LABEL - 20
 

@@ -5,7 +5,7 @@ from ..report import Report
 from .common import (fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, sparkline,
                      steps_text)
 
-ICON = {"healthy": "🟢", "warning": "🟡", "critical": "🔴", "info": "🔵"}
+ICON = {"healthy": "🟢", "unknown": "⚪", "warning": "🟡", "critical": "🔴", "info": "🔵"}
 
 
 def _cell(text) -> str:

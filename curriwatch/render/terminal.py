@@ -10,7 +10,7 @@ from ..report import Report, RunReport
 from .common import (fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, sparkline,
                      steps_text)
 
-STATUS_STYLE = {"healthy": "green", "warning": "yellow", "critical": "bold red"}
+STATUS_STYLE = {"healthy": "green", "unknown": "magenta", "warning": "yellow", "critical": "bold red"}
 SEVERITY_STYLE = {"info": "cyan", "warning": "yellow", "critical": "bold red"}
 STATE_CHAR = {"locked": "·", "active": "─", "graduated": "━"}
 STATE_STYLE = {"locked": "dim", "active": "blue", "graduated": "green"}

@@ -7,7 +7,6 @@ import pandas as pd
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..stats import trailing_median
-from ..timeline import start_level
 from . import register
 
 
@@ -62,12 +61,16 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 
 def _start_level(env: EnvData, g: int) -> float | None:
-    """The level the env started from: its first points before graduation (eval, else train)."""
-    for series in (env.performance, env.train, env.eval):
+    """The level the env started from: the lowest rolling median of 3 before graduation, on the
+    series (train or eval) with more points there — a learning curve's foot, not its rise."""
+    best = None
+    for series in (env.train, env.eval):
         before = series.values[: int(np.searchsorted(series.steps, g, "left"))]
-        if len(before) >= 2:
-            return start_level(before)
-    return None
+        if len(before) >= 2 and (best is None or len(before) > len(best)):
+            best = before
+    if best is None:
+        return None
+    return float(np.min(trailing_median(best, 3)[min(2, len(best) - 1):]))
 
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:

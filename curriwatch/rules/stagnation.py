@@ -55,7 +55,9 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
         rising = (slope > 0) & (p < 0.05)
     # judged only once the env has been active for two windows: the start of learning is often flat
     eligible = (steps - 2 * window >= max(active_from, int(steps[0]))) & (n_w >= min_points) & (n_p >= 2)
-    stagnant = eligible & ~progress & ~rising
+    # a rise larger than min_delta that the noise could explain is not judged either way: calling it
+    # "no progress" would contradict the numbers
+    stagnant = eligible & ~progress & ~rising & (improvement <= s["min_delta"] * scale)
     out = []
     # the level the env graduated at: a plateau there is graduation's wait, not stagnation
     grad_level = float(np.mean(y[max(0, len(y) - min_points):])) if graduates else None
@@ -71,7 +73,7 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
             "training_stagnation", env.env_id, "warning", start, int(steps[i1]), resolved,
             f"no progress in {'training' if len(env.train) else 'eval'} performance since step {start} (judged over "
             f"{int(window)}-step windows: mean {env.show(mean_w[i0]):.4g} vs {env.show(mean_p[i0]):.4g} in the window "
-            f"before, a change within the {max(s['min_delta'] * scale[i0], 2 * noise[i0]):.3g} that counts as progress, "
+            f"before, a change below the {max(s['min_delta'] * scale[i0], 2 * noise[i0]):.3g} that counts as progress, "
             f"and no significant rising trend)",
             {"window_steps": int(window), "points_in_window": int(n_w[i0]), "window_mean": round(env.show(float(mean_w[i0])), 6),
              "previous_window_mean": round(env.show(float(mean_p[i0])), 6),

@@ -8,16 +8,24 @@ import pandas as pd
 
 from ..envdata import EnvData, Series
 from ..incidents import Incident, runs_of_true
+from ..stats import range_regression, window_sums
 from . import register
 
 QUIET_QUANTILE = 0.75  # the env's own noise: read off its quieter windows (a volatile env may be volatile most of its life)
 SQRT2 = np.sqrt(2.0)
 
 
+REGIME_RATIO = 3.0  # detrended spread over the median point noise that counts as switching between levels
+REGIME_WINDOWS = 2  # ... sustained over this many windows (a level shift or a learning curve lasts one)
+
+
 @register("performance_volatility", "point-to-point robust coefficient of variation over `window` points "
-          "above `threshold`, and a spread above noise_factor x what the env's own noise explains")
+          "above `threshold` and above noise_factor x what the env's noise explains; or switching between "
+          "levels (detrended spread > 3 x the median point noise) sustained over 2 windows")
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
-    parts = [("train", env.train.in_states(env.timeline, ("active",))),
+    if not len(env.train):  # eval-only logging: the evals are all there is
+        return _volatility_in(env, "eval", env.eval, s)
+    parts = [("train", env.train.in_states(env.timeline, ("active", "graduated"))),
              ("eval", env.eval.in_states(env.timeline, ("graduated",)))]
     out = []
     for name, part in parts:
@@ -48,11 +56,32 @@ def swing_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.n
     return level, trimmed / _swing_constant(window)
 
 
-def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray) -> np.ndarray:
+def regime_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """(spread around each trailing window's fitted line, the window's median point noise as an sd).
+
+    A window switching between levels keeps a large spread around its line while most changes
+    between neighbours stay small; noise (however large) keeps the two equal; a trend is the line."""
+    n = len(values)
+    idx = np.arange(n)
+    lo = np.maximum(idx - window + 1, 0)
+    x = idx.astype(np.float64)
+    cnt, _m, slope, _p, std = range_regression(window_sums(x - x.mean() if n else x, values), lo, idx + 1)
+    with np.errstate(invalid="ignore"):
+        sxx = cnt * (cnt * cnt - 1) / 12.0  # consecutive indices
+        resid = np.sqrt(np.maximum(std * std - np.nan_to_num(slope) ** 2 * sxx / np.maximum(cnt, 1), 0.0))
+    resid[cnt < min_points] = np.nan
+    changes = pd.Series(np.abs(np.diff(values, prepend=np.nan)))
+    point = changes.rolling(window - 1, min_periods=max(min_points - 1, 4)).median().to_numpy() / 0.9539
+    return resid, point
+
+
+def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray, counts: np.ndarray | None = None,
+                   window: int = 30) -> np.ndarray:
     """The spread the env's own noise explains at each point.
 
     The larger of two models fitted on the env's quieter windows: a constant noise floor, and for
-    rates in [0, 1] the binomial shape sqrt(p(1-p)/n), whose noise grows towards p = 0.5."""
+    rates in [0, 1] the binomial shape sqrt(p(1-p)/n), whose noise grows towards p = 0.5. Where the
+    log carries each point's observation count, the binomial noise of that count is the floor."""
     valid = ~np.isnan(sd) & ~np.isnan(level)
     if not valid.any():
         return np.full(len(values), np.nan)
@@ -60,6 +89,9 @@ def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray) -> np.
     if values.min() >= 0 and values.max() <= 1:
         p = np.clip(level, 0.02, 0.98)
         var = p * (1 - p)
+        if counts is not None and np.isfinite(counts).all() and (counts > 0).all():
+            n = pd.Series(counts).rolling(window, min_periods=1).mean().to_numpy()
+            noise = np.fmax(noise, np.sqrt(var / n))
         ok = valid & (sd > 0)
         if ok.any():
             n_eff = float(np.quantile(var[ok] / sd[ok] ** 2, QUIET_QUANTILE))
@@ -73,11 +105,24 @@ def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incid
         return []
     y = part.values
     level, sd = swing_spread(y, window, min_points)
-    noise = expected_noise(y, level, sd)
+    noise = expected_noise(y, level, sd, part.counts, window)
+    resid, point_noise = regime_spread(y, window, min_points)
+    scale = np.fmax(np.abs(level), float(np.subtract(*np.quantile(y, [0.95, 0.05]))))
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = sd / np.abs(level)
         fire = (cv > s["threshold"]) & (sd > s["noise_factor"] * noise)
+        regime = (resid > REGIME_RATIO * point_noise) & (resid / scale > s["threshold"]) & \
+            (resid > s["noise_factor"] * noise)
     fire &= ~np.isnan(cv)
+    regime &= ~np.isnan(resid)
+    long_regime = np.zeros(len(y), bool)
+    for i0, i1 in runs_of_true(regime):
+        if i1 - i0 + 1 >= REGIME_WINDOWS * window:
+            long_regime[max(0, i0 - window + 1): i1 + 1] = True  # from the first window's start
+    switching = long_regime & ~fire
+    fire |= long_regime
+    cv = np.where(switching, resid / scale, cv)
+    sd = np.where(switching, resid, sd)
     out = []
     for i0, i1 in runs_of_true(fire):
         if i1 - i0 + 1 < min_points:
@@ -91,10 +136,14 @@ def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incid
         out.append(Incident(
             "performance_volatility", env.env_id, "warning", int(part.steps[onset]), int(part.steps[i1]),
             i1 < len(y) - 1,
-            f"{name} performance swings: robust CV {cv[peak]:.2f} over {window} points "
-            f"(threshold {s['threshold']}); spread {sd[peak]:.3g} where its noise explains {noise[peak]:.3g}",
-            {"series": name, "robust_cv": round(float(cv[peak]), 4), "threshold": s["threshold"],
-             "robust_sd": round(float(sd[peak]), 6), "level": round(float(level[peak]), 6),
+            (f"{name} performance switches between levels: spread {sd[peak]:.3g} around its trend over {window} "
+             f"points, {resid[peak] / point_noise[peak]:.1f}x its point noise, for {i1 - i0 + 1} points"
+             if switching[peak] else
+             f"{name} performance swings: robust CV {cv[peak]:.2f} over {window} points "
+             f"(threshold {s['threshold']}); spread {sd[peak]:.3g} where its noise explains {noise[peak]:.3g}"),
+            {"series": name, "kind": "switching" if switching[peak] else "swings",
+             "robust_cv": round(float(cv[peak]), 4), "threshold": s["threshold"],
+             "robust_sd": round(float(sd[peak]), 6), "level": round(env.show(float(level[peak])), 6),
              "expected_noise_sd": round(float(noise[peak]), 6), "noise_factor": s["noise_factor"],
              "window_points": window, "peak_step": int(part.steps[peak])}))
     return out
