@@ -1,9 +1,14 @@
 """Vectorised rolling statistics over one series (numpy / pandas, no Python loop per point)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
-from scipy import special
+
+Z_975 = 1.959963984540054  # standard normal quantile at 0.975
+T_975 = np.array([np.nan, 12.7062047362, 4.3026527297, 3.1824463053, 2.7764451052, 2.5705818356, 2.4469118511,
+                  2.3646242516, 2.3060041352, 2.2621571628, 2.228138852])  # Student t quantiles, df 1..10
 
 
 def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
@@ -24,29 +29,85 @@ def window_sums(x: np.ndarray, y: np.ndarray):
     return c(np.ones_like(y)), c(x), c(y), c(x * x), c(x * y), c(y * y)
 
 
-def range_regression(sums, lo: np.ndarray, hi: np.ndarray):
+def range_regression(sums, lo: np.ndarray, hi: np.ndarray, with_t: bool = False):
     """OLS of y on x over index ranges [lo, hi) for many ranges at once.
 
-    Returns (n, mean_y, slope, p_two_sided, std_y (population)); p is NaN where n < 3 or x is constant.
+    Returns (n, mean_y, slope, t, std_y (population)); t is the slope's t statistic (n - 2 degrees
+    of freedom), NaN where n < 3 or x is constant, and only computed when `with_t` (else None).
     x is shifted per range before use, so large step numbers do not lose precision.
     """
     n_c, x_c, y_c, xx_c, xy_c, yy_c = sums
     n = n_c[hi] - n_c[lo]
     sx, sy = x_c[hi] - x_c[lo], y_c[hi] - y_c[lo]
     sxx, sxy, syy = xx_c[hi] - xx_c[lo], xy_c[hi] - xy_c[lo], yy_c[hi] - yy_c[lo]
+    t = None
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_y = sy / n
         vxx = sxx - sx * sx / n
         vxy = sxy - sx * sy / n
         vyy = np.maximum(syy - sy * sy / n, 0.0)
         slope = np.where(vxx > 0, vxy / vxx, np.nan)
-        resid = np.maximum(vyy - slope * vxy, 0.0)
-        df = n - 2
-        se = np.sqrt(resid / df / vxx)
-        t = np.where(se > 0, slope / se, np.where(slope != 0, np.inf * np.sign(slope), 0.0))
-        p = np.where((df >= 1) & (vxx > 0), 2 * special.stdtr(np.maximum(df, 1), -np.abs(t)), np.nan)
+        if with_t:
+            resid = np.maximum(vyy - slope * vxy, 0.0)
+            df = n - 2
+            se = np.sqrt(resid / df / vxx)
+            t = np.where(se > 0, slope / se, np.where(slope != 0, np.inf * np.sign(slope), 0.0))
+            t = np.where((df >= 1) & (vxx > 0), t, np.nan)
         std = np.sqrt(vyy / n)
-    return n, mean_y, slope, p, std
+    return n, mean_y, slope, t, std
+
+
+def t_critical(df: np.ndarray) -> np.ndarray:
+    """Two-sided 5 % critical value of Student's t for each df: a table up to df 10, a
+    Cornish-Fisher expansion above (under 1e-5 off there)."""
+    df = np.asarray(df, dtype=np.float64)
+    z = Z_975
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = np.maximum(df, 1.0)
+        cf = (z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2)
+              + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3)
+              + (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / (92160 * v ** 4))
+    small = T_975[np.clip(np.nan_to_num(df, nan=0.0), 0, 10).astype(np.int64)]
+    return np.where(df < 10.5, small, cf)
+
+
+def t_pvalue(t: float, df: float) -> float:
+    """Two-sided p-value of one t statistic: I_{df/(df+t^2)}(df/2, 1/2) (regularised incomplete beta)."""
+    if not (df >= 1) or math.isnan(t):
+        return float("nan")
+    if math.isinf(t):
+        return 0.0
+    return _betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularised incomplete beta I_x(a, b) by its continued fraction (modified Lentz)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _betainc(b, a, 1.0 - x)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)) / a
+    tiny = 1e-300
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2 == 0:
+            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        else:
+            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        d = 1.0 + num * d
+        d = tiny if abs(d) < tiny else d
+        d = 1.0 / d
+        c = 1.0 + num / c
+        c = tiny if abs(c) < tiny else c
+        f *= c * d
+        if abs(1.0 - c * d) < 1e-12:
+            break
+    return front * (f - 1.0)
 
 
 def trend(steps: np.ndarray, values: np.ndarray) -> tuple[float, float]:
@@ -55,5 +116,5 @@ def trend(steps: np.ndarray, values: np.ndarray) -> tuple[float, float]:
         return float("nan"), float("nan")
     x = steps.astype(np.float64) - float(steps[0])
     sums = window_sums(x, values.astype(np.float64))
-    _n, _m, slope, p, _s = range_regression(sums, np.array([0]), np.array([len(values)]))
-    return float(slope[0]), float(p[0])
+    n, _m, slope, t, _s = range_regression(sums, np.array([0]), np.array([len(values)]), with_t=True)
+    return float(slope[0]), t_pvalue(float(t[0]), float(n[0]) - 2)

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..stats import range_regression, window_sums
+from ..stats import range_regression, t_critical, t_pvalue, window_sums
 from ..timeline import start_level
 from . import register
 
@@ -45,14 +45,14 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
     sums = window_sums(x, y)
     n_w, mean_w, _sl, _p, std_w = range_regression(sums, a, idx + 1)
     n_p, mean_p, _sl2, _p2, std_p = range_regression(sums, c, a)
-    _n, _m, slope, p, _sd = range_regression(sums, b, idx + 1)
+    n_t, _m, slope, t, _sd = range_regression(sums, b, idx + 1, with_t=True)
     abs_sums = np.concatenate([[0.0], np.cumsum(np.abs(y))])
     scale = (abs_sums[idx + 1] - abs_sums[c]) / np.maximum(idx + 1 - c, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         noise = np.sqrt(std_w ** 2 / n_w + std_p ** 2 / n_p)
         improvement = mean_w - mean_p
         progress = improvement > np.maximum(s["min_delta"] * scale, 2 * noise)
-        rising = (slope > 0) & (p < 0.05)
+        rising = (slope > 0) & (t > t_critical(n_t - 2))  # one-sided view of the two-sided 5 % test
     # judged only once the env has been active for two windows: the start of learning is often flat
     eligible = (steps - 2 * window >= max(active_from, int(steps[0]))) & (n_w >= min_points) & (n_p >= 2)
     # a rise larger than min_delta that the noise could explain is not judged either way: calling it
@@ -80,7 +80,7 @@ def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after
              "improvement": round(float(improvement[i0]), 6),
              "min_improvement": round(float(max(s["min_delta"] * scale[i0], 2 * noise[i0])), 6),
              "trend_slope_per_step": None if np.isnan(slope[i0]) else float(slope[i0]),
-             "trend_p_value": None if np.isnan(p[i0]) else round(float(p[i0]), 4),
+             "trend_p_value": None if np.isnan(t[i0]) else round(t_pvalue(float(t[i0]), float(n_t[i0]) - 2), 4),
              "trend_horizon_steps": int(TREND_HORIZON * window), "detected_at_step": int(steps[i0]),
              **({"note": f"logging is sparse (one point per ~{dt:g} steps): the window was widened from "
                          f"{s['stagnation_window']} to {int(window)} steps to hold {min_points} points"}

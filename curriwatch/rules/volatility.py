@@ -56,23 +56,25 @@ def swing_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.n
     return level, trimmed / _swing_constant(window)
 
 
-def regime_spread(values: np.ndarray, window: int, min_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """(spread around each trailing window's fitted line, the window's median point noise as an sd).
-
-    A window switching between levels keeps a large spread around its line while most changes
-    between neighbours stay small; noise (however large) keeps the two equal; a trend is the line."""
+def regime_spread(values: np.ndarray, window: int, min_points: int) -> np.ndarray:
+    """The spread around each trailing window's fitted line (a population sd), NaN under min_points."""
     n = len(values)
     idx = np.arange(n)
     lo = np.maximum(idx - window + 1, 0)
     x = idx.astype(np.float64)
-    cnt, _m, slope, _p, std = range_regression(window_sums(x - x.mean() if n else x, values), lo, idx + 1)
+    cnt, _m, slope, _t, std = range_regression(window_sums(x - x.mean() if n else x, values), lo, idx + 1)
     with np.errstate(invalid="ignore"):
         sxx = cnt * (cnt * cnt - 1) / 12.0  # consecutive indices
         resid = np.sqrt(np.maximum(std * std - np.nan_to_num(slope) ** 2 * sxx / np.maximum(cnt, 1), 0.0))
     resid[cnt < min_points] = np.nan
+    return resid
+
+
+def median_point_noise(values: np.ndarray, window: int, min_points: int) -> np.ndarray:
+    """Each window's median |change between neighbours| as a noise sd: level switches (a minority
+    of the changes) do not move it."""
     changes = pd.Series(np.abs(np.diff(values, prepend=np.nan)))
-    point = changes.rolling(window - 1, min_periods=max(min_points - 1, 4)).median().to_numpy() / 0.9539
-    return resid, point
+    return changes.rolling(window - 1, min_periods=max(min_points - 1, 4)).median().to_numpy() / 0.9539
 
 
 def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray, counts: np.ndarray | None = None,
@@ -106,17 +108,21 @@ def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incid
     y = part.values
     level, sd = swing_spread(y, window, min_points)
     noise = expected_noise(y, level, sd, part.counts, window)
-    resid, point_noise = regime_spread(y, window, min_points)
+    resid = regime_spread(y, window, min_points)
     scale = np.fmax(np.abs(level), float(np.subtract(*np.quantile(y, [0.95, 0.05]))))
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = sd / np.abs(level)
         fire = (cv > s["threshold"]) & (sd > s["noise_factor"] * noise)
-        regime = (resid > REGIME_RATIO * point_noise) & (resid / scale > s["threshold"]) & \
-            (resid > s["noise_factor"] * noise)
+        regime = (resid / scale > s["threshold"]) & (resid > s["noise_factor"] * noise)
     fire &= ~np.isnan(cv)
     regime &= ~np.isnan(resid)
+    point_noise = np.full(len(y), np.nan)
     long_regime = np.zeros(len(y), bool)
-    for i0, i1 in runs_of_true(regime):
+    if any(i1 - i0 + 1 >= REGIME_WINDOWS * window for i0, i1 in runs_of_true(regime)):  # the median only if needed
+        point_noise = median_point_noise(y, window, min_points)
+        with np.errstate(invalid="ignore"):
+            regime &= resid > REGIME_RATIO * point_noise
+    for i0, i1 in runs_of_true(regime) if not np.isnan(point_noise).all() else []:
         if i1 - i0 + 1 >= REGIME_WINDOWS * window:
             long_regime[max(0, i0 - window + 1): i1 + 1] = True  # from the first window's start
     switching = long_regime & ~fire
