@@ -19,6 +19,7 @@ from .profiles import all_profiles
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .rules.regression import regression_signal
+from .rules.volatility import effective_n
 from .timeline import (best_level, compare_with_curriculum_state, explicit_timeline, force_final_state, inferred_timeline,
                        read_curriculum_state, saved_state)
 
@@ -55,9 +56,12 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
         reference = _reference_top(run_envs)
-        for env in run_envs:
+        n_of = [effective_n(e.learning.values) if e.sign == 1 else None for e in run_envs]
+        for k, env in enumerate(run_envs):
             report = runs[env.run]
             env.cache["reference_top"] = reference
+            others = [n for j, n in enumerate(n_of) if j != k and n is not None]
+            env.cache["run_effective_n"] = float(np.median(others)) if others else None
             try:
                 _analyse_env(env, config, base, report, saved.get(env.run))
             except Exception as err:  # noqa: BLE001 — one run's failure must not cost the others
@@ -264,3 +268,22 @@ def _run_reason(info: RunInfo, report: RunReport, error: str | None) -> str | No
             f"no environment could be judged (e.g. {unknown[0].env_id}: {first})"
     return f"{len(unknown)} of {len(report.environments)} environments could not be judged " \
            f"(e.g. {unknown[0].env_id}: {unknown[0].status_reason})"
+
+
+def unknown_runs(ingest: Ingest, performance_metric: str | None = None) -> dict[str, str]:
+    """Before any analysis: the runs that cannot be judged and why (for `doctor`): no profile, no
+    points, no envs, or no point of the performance metric (e.g. a misspelt `performance_metric`)."""
+    frame = ingest.frame
+    out = {}
+    for info in ingest.runs:
+        rows = frame[frame["run"] == info.name] if len(frame) else frame
+        metric = performance_metric or (ingest.config["performance_metric"] if ingest.config else None) \
+            or info.performance_metric
+        if info.profile is None and not len(rows):
+            out[info.name] = "no profile recognises its tags (try --profile or a user profile in the config)"
+        elif not len(rows):
+            out[info.name] = "no points were read"
+        elif metric is not None and not (rows["metric"] == metric).any():
+            logged = sorted(set(rows["metric"].astype(str)) - {"state"})[:5]
+            out[info.name] = f"no points of the performance metric {metric!r} (it logs: {', '.join(logged)})"
+    return out

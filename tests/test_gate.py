@@ -129,3 +129,14 @@ def test_unknown_and_incidents_together(tmp_path, fail_on, code):
     write_tb(tmp_path / "odd", {"charts/episodic_return": [(i, float(i)) for i in range(10)]})
     result = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", fail_on, "--allow-unknown"], env=PLAIN)
     assert result.exit_code == code, result.output
+
+
+def test_unknown_runs_are_known_before_analysis_for_doctor(tmp_path):
+    from curriwatch.analyze import unknown_runs
+
+    healthy_run(tmp_path / "good")
+    write_tb(tmp_path / "odd", {"charts/episodic_return": [(i, float(i)) for i in range(10)]})
+    ingest = curriwatch.load(tmp_path)
+    reasons = unknown_runs(ingest)
+    assert list(reasons) == ["odd"] and "no profile" in reasons["odd"]
+    assert "'rewrd'" in unknown_runs(ingest, "rewrd")["good/run"]

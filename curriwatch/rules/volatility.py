@@ -78,27 +78,40 @@ def median_point_noise(values: np.ndarray, window: int, min_points: int) -> np.n
 
 
 def expected_noise(values: np.ndarray, level: np.ndarray, sd: np.ndarray, counts: np.ndarray | None = None,
-                   window: int = 30) -> np.ndarray:
-    """The spread the env's own noise explains at each point.
+                   window: int = 30, n_ref: float | None = None) -> np.ndarray:
+    """The spread noise explains at each point.
 
-    The larger of two models fitted on the env's quieter windows: a constant noise floor, and for
-    rates in [0, 1] the binomial shape sqrt(p(1-p)/n), whose noise grows towards p = 0.5. Where the
-    log carries each point's observation count, the binomial noise of that count is the floor."""
+    For rates in [0, 1] the binomial sqrt(p(1-p)/n): with n from the log's observation counts where
+    it carries them, else the run's other envs' effective n (`n_ref`). Otherwise (or with neither)
+    the larger of two models fitted on the env's own quieter windows: a constant noise floor and
+    the binomial shape for rates."""
     valid = ~np.isnan(sd) & ~np.isnan(level)
     if not valid.any():
         return np.full(len(values), np.nan)
+    rate = values.min() >= 0 and values.max() <= 1
+    p = np.clip(level, 0.02, 0.98)
+    var = p * (1 - p)
+    if rate and counts is not None and np.isfinite(counts).all() and (counts > 0).all():
+        return np.sqrt(var / pd.Series(counts).rolling(window, min_periods=1).mean().to_numpy())
+    if rate and n_ref is not None:
+        return np.sqrt(var / n_ref)
     noise = np.full(len(values), float(np.quantile(sd[valid], 1 - QUIET_QUANTILE)))
-    if values.min() >= 0 and values.max() <= 1:
-        p = np.clip(level, 0.02, 0.98)
-        var = p * (1 - p)
-        if counts is not None and np.isfinite(counts).all() and (counts > 0).all():
-            n = pd.Series(counts).rolling(window, min_periods=1).mean().to_numpy()
-            noise = np.fmax(noise, np.sqrt(var / n))
+    if rate:
         ok = valid & (sd > 0)
         if ok.any():
             n_eff = float(np.quantile(var[ok] / sd[ok] ** 2, QUIET_QUANTILE))
             noise = np.fmax(noise, np.sqrt(var / n_eff))
     return noise
+
+
+def effective_n(values: np.ndarray) -> float | None:
+    """A rate series' effective observations per point: p(1-p) / its point-to-point noise variance
+    (half the mean squared change), None when it is not a rate or too short to say."""
+    if len(values) < 20 or values.min() < 0 or values.max() > 1:
+        return None
+    var = float(np.mean(np.diff(values) ** 2)) / 2
+    p = min(max(float(np.median(values)), 0.02), 0.98)
+    return p * (1 - p) / var if var > 0 else None
 
 
 def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incident]:
@@ -107,7 +120,7 @@ def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incid
         return []
     y = part.values
     level, sd = swing_spread(y, window, min_points)
-    noise = expected_noise(y, level, sd, part.counts, window)
+    noise = expected_noise(y, level, sd, part.counts, window, env.cache.get("run_effective_n"))
     resid = regime_spread(y, window, min_points)
     scale = np.fmax(np.abs(level), float(np.subtract(*np.quantile(y, [0.95, 0.05]))))
     with np.errstate(invalid="ignore", divide="ignore"):
