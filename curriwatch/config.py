@@ -66,7 +66,7 @@ SPEC: dict = {
                                "default none: a plateau in the top of the env's own range", nullable=True),
         "plateau_window": _num(50, "span of the plateau test in the trainer's units: rollouts where the log "
                                "carries counts, else steps (never fewer than 5 points)", 1, 1e12),
-        "plateau_threshold": _num(0.1, "max change across the plateau window (fitted slope x span), as a share of "
+        "plateau_threshold": _num(0.05, "max change across the plateau window (fitted slope x span), as a share of "
                                   "the env's range", 0),
         "ema_alpha": _num(0.1, "EMA weight of the newest point in smoothed train performance (Marin: 0.1)", 0, 1),
     },

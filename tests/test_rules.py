@@ -229,3 +229,30 @@ def test_switching_is_reported_as_switching(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert incident.evidence["kind"] == "switching" and not incident.resolved
+
+
+def test_graduation_is_judged_in_rollouts_when_the_log_carries_counts():
+    """The plateau window is in the trainer's units: 50 rollouts at 1 rollout per point is 50
+    points (500 steps here); without counts it is 50 steps (never fewer than 8 points)."""
+    import numpy as np
+    import pandas as pd
+
+    import curriwatch
+
+    rng = np.random.default_rng(3)
+    steps = np.arange(0, 3000, 10)
+    values = np.clip(np.minimum(0.1 + steps / 1000, 0.95) + rng.uniform(-0.02, 0.02, len(steps)), 0, 1)
+
+    def frame(count):
+        n = len(steps)
+        data = {"run": pd.Categorical(["r"] * n), "env_id": pd.Categorical(["a"] * n),
+                "split": pd.Categorical(["train"] * n), "metric": pd.Categorical(["reward"] * n),
+                "step": steps.astype(np.int64), "value": values, "wall_time": np.full(n, np.nan)}
+        if count is not None:
+            data["count"] = np.full(n, float(count))
+        return pd.DataFrame(data)
+
+    plain = curriwatch.analyze(frame(None)).runs[0].environments[0].graduation_step
+    counted = curriwatch.analyze(frame(1)).runs[0].environments[0].graduation_step
+    assert plain is not None and counted is not None
+    assert 700 <= plain < 1200 and counted >= plain + 400
