@@ -164,7 +164,7 @@ def inferred_timeline(steps: np.ndarray, values: np.ndarray, counts: np.ndarray 
     """Locked until the env's first point, then active, graduated where the criterion holds.
 
     `stopped_at`: the step where the curriculum stopped training the env while its evals went on
-    (Marin stops sampling a graduated lesson): graduated there at the latest."""
+    (Marin stops sampling a graduated lesson the moment it graduates): graduated there."""
     if len(steps) == 0:
         return [Interval("locked", first_step, last_step)], None
     change_steps, states = [], []
@@ -176,7 +176,7 @@ def inferred_timeline(steps: np.ndarray, values: np.ndarray, counts: np.ndarray 
     states.append("active")
     j = graduation_index(steps, values, counts, graduation, sign, reference_top)
     grad = int(steps[j]) if j is not None else None
-    if stopped_at is not None and (grad is None or grad > stopped_at):
+    if stopped_at is not None:  # the curriculum's own decision beats the inferred one
         grad = int(stopped_at)
     if grad is not None:
         if grad > start:
