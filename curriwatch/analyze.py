@@ -57,16 +57,20 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
         reference = _reference_top(run_envs)
         n_of = [effective_n(e.learning.values) if e.sign == 1 else None for e in run_envs]
-        for k, env in enumerate(run_envs):
-            report = runs[env.run]
+        failed: set[int] = set()
+        for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
             env.cache["reference_top"] = reference
             others = [n for j, n in enumerate(n_of) if j != k and n is not None]
             env.cache["run_effective_n"] = float(np.median(others)) if others else None
-            try:
-                _analyse_env(env, config, base, report, saved.get(env.run))
-            except Exception as err:  # noqa: BLE001 — one run's failure must not cost the others
-                errors.setdefault(env.run, f"env {env.env_id!r}: {type(err).__name__}: {err}")
-                report.environments.append(unknown_health(env.env_id, "analysis failed: " + errors[env.run][:200]))
+            if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
+                failed.add(k)
+        spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]
+        spans = [d for d in spans if d is not None]
+        for k, env in enumerate(run_envs):
+            report = runs[env.run]
+            env.cache["run_graduation_span"] = float(np.median(spans)) if spans else None
+            if k not in failed:
+                _guarded(env, runs, errors, lambda: _judge_env(env, config, base, report))
             finals.setdefault(env.run, {})[env.env_id] = env.current_state
             if report.step_range is None:
                 report.step_range = (env.run_first_step, env.run_last_step)
@@ -124,7 +128,27 @@ def _reference_top(envs: list[EnvData]) -> float | None:
     return float(np.median(tops)) if len(tops) >= 2 else None
 
 
-def _analyse_env(env: EnvData, config: Config, base: dict, report: RunReport, saved: dict | None) -> None:
+def _guarded(env: EnvData, runs: dict, errors: dict, step) -> bool:
+    """Run one step of an env's analysis; an unexpected error makes the env unknown and becomes
+    its run's analysis error (the other envs and runs go on)."""
+    try:
+        step()
+        return True
+    except Exception as err:  # noqa: BLE001 — one run's failure must not cost the others
+        errors.setdefault(env.run, f"env {env.env_id!r}: {type(err).__name__}: {err}")
+        runs[env.run].environments.append(unknown_health(env.env_id, "analysis failed: " + errors[env.run][:200]))
+        return False
+
+
+def iv_start_to_graduation(env: EnvData) -> int | None:
+    """Steps an env was active before it graduated (None if it never did)."""
+    if env.graduation_step is None:
+        return None
+    active = [iv.start_step for iv in env.timeline if iv.state == "active"]
+    return env.graduation_step - active[0] if active else None
+
+
+def _prepare_env(env: EnvData, config: Config, report: RunReport, saved: dict | None) -> None:
     env.settings = _env_settings(config, env.run, env.env_id)
     fix = _timeline(env, env.settings["graduation"], saved)
     if fix:
@@ -133,6 +157,9 @@ def _analyse_env(env: EnvData, config: Config, base: dict, report: RunReport, sa
     report.state_sources.add("logged" if env.explicit_states else "file" if saved else "inferred")
     if env.explicit_states:
         report.explicit_envs.add(env.env_id)
+
+
+def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> None:
     enabled = config["health_monitoring"]["enabled"]
     incidents = []
     for name, rule in RULES.items():

@@ -14,10 +14,10 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     """Start level, held level (the baseline) and the share of the learned gain each point keeps.
 
     Values are oriented (higher is better). The start level is where the env began (the median of
-    its first points before graduation, train or eval); the held level is the best rolling median of
-    `baseline_window` points from just before graduation on — the level the env held once graduated,
+    its first points before graduation, train or eval); the held level is the best centred rolling
+    median of 2 x `baseline_window` + 1 points from just before graduation on — the level the env held once graduated,
     wherever graduation was inferred. gain = held - start; kept = (smoothed - start) / gain. Points
-    count only from the first time the env reached its held level zone at or after graduation, so an
+    count only from the first time the env was halfway from the warning line to its held level, at or after graduation, so an
     early inferred graduation on the rising edge is not a regression. When no start is visible and
     the held level is positive, the start is 0 (a plain ratio to the baseline). Cached on the env."""
     if "regression" in env.cache:
@@ -32,10 +32,9 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     if gi >= len(perf):
         return None
     lo = max(0, gi - w)
-    rolled = pd.Series(perf.values[lo:]).rolling(w, min_periods=1).median().to_numpy()
-    # a window counts from its last point; the first w-1 of the tail would lean on fewer points
-    usable = rolled[min(w - 1, len(rolled) - 1):] if len(rolled) >= w else rolled
-    held = float(np.max(usable))
+    # a centred median over 2w+1 points: one lucky stretch of noise does not raise the held level
+    rolled = pd.Series(perf.values[lo:]).rolling(2 * w + 1, center=True, min_periods=w).median().to_numpy()
+    held = float(np.nanmax(rolled)) if np.isfinite(rolled).any() else float(np.median(perf.values[lo:]))
     start = _start_level(env, g)
     if start is None or not held > start:
         if not held > 0:
@@ -48,7 +47,10 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = (smoothed - start) / gain
         raw = (perf.values - start) / gain
-    reached = np.flatnonzero((np.arange(len(perf)) >= lo) & (kept >= s["regression_threshold"]))
+    # judged once the env is well inside its held zone (halfway from the warning line to the held
+    # level): noise around the threshold on the rising edge is not a regression
+    zone = (1 + s["regression_threshold"]) / 2
+    reached = np.flatnonzero((np.arange(len(perf)) >= lo) & (kept >= zone))
     first = max(gi, int(reached[0])) if len(reached) else len(perf)
     after = np.arange(len(perf)) >= first
     out = {

@@ -137,7 +137,7 @@ def _volatility_in(env: EnvData, name: str, part: Series, s: dict) -> list[Incid
             regime &= resid > REGIME_RATIO * point_noise
     for i0, i1 in runs_of_true(regime) if not np.isnan(point_noise).all() else []:
         if i1 - i0 + 1 >= REGIME_WINDOWS * window:
-            long_regime[max(0, i0 - window + 1): i1 + 1] = True  # from the first window's start
+            long_regime[i0: i1 + 1] = True  # the onset search below looks back into the first window
     switching = long_regime & ~fire
     fire |= long_regime
     cv = np.where(switching, resid / scale, cv)
