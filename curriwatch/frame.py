@@ -82,14 +82,13 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
     metric_of = np.full(n_tags, -1, np.int64)
     unclaimed, ignored = [], 0
     for i, tag in enumerate(raw.tags):
+        if profile and profile.ignore and profile.ignores(tag):
+            ignored += 1
+            continue
         hit = profile.classify(tag, run_label) if profile else None
         if hit is None:
-            if tag in step_keys or is_internal(tag):
-                continue
-            if profile and profile.ignores(tag):
-                ignored += 1
-                continue
-            unclaimed.append(i)
+            if tag not in step_keys and not is_internal(tag):
+                unclaimed.append(i)
             continue
         env_of[i] = code("env", hit[0])
         split_of[i] = code("split", hit[1])
@@ -241,6 +240,7 @@ class FrameBuilder:
     def __init__(self) -> None:
         self._cats: dict[str, dict[str, int]] = {"run": {}, "env_id": {}, "split": {}, "metric": {}}
         self._parts: list[tuple[int, int, RunPoints]] = []
+        self._segments = 0  # segment ids are made unique across sources
 
     def _code(self, column: str, name: str) -> int:
         table = self._cats[column]
@@ -259,6 +259,9 @@ class FrameBuilder:
         points.env = self._remap("env_id", points.envs, points.env)
         points.split = self._remap("split", points.splits, points.split)
         points.metric = self._remap("metric", points.metrics, points.metric)
+        if len(points):
+            points.segment = points.segment + self._segments
+            self._segments += int(points.segment.max()) + 1 - self._segments
         self._parts.append((self._cats["run"][run_name], origin, points))
 
     def build(self) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:

@@ -142,8 +142,8 @@ def load(
         progress(len(sources), len(sources), "")
     builder = FrameBuilder()
     infos = []
-    for members, why in group_sources(results, grouper):
-        info = _merge_infos(members, why, config)
+    for members, grouped in group_sources(results, grouper):
+        info = _merge_infos(members, grouped, config)
         for origin, result in enumerate(members):
             if result.points is not None:
                 builder.add(info.name, result.points, _origin(members, origin))
@@ -211,10 +211,10 @@ def run_label(source: RunSource, meta: dict) -> str:
     return os.path.basename(source.path.rstrip("/\\")) or source.name
 
 
-def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[SourceResult], str | None]]:
-    """Sources of one experiment together, in reading order; single sources stay alone."""
+def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[SourceResult], tuple | None]]:
+    """Sources of one experiment together, in reading order, with (label, why) for real groups."""
     groups: dict[tuple, list[SourceResult]] = {}
-    why: dict[tuple, str | None] = {}
+    why: dict[tuple, tuple[str, str] | None] = {}
     for result in results:
         key, reason = _group_key(result, grouper)
         groups.setdefault(key, []).append(result)
@@ -222,7 +222,8 @@ def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[
     return [(members, why[key] if len(members) > 1 else None) for key, members in groups.items()]
 
 
-def _group_key(result: SourceResult, grouper) -> tuple[tuple, str | None]:
+def _group_key(result: SourceResult, grouper) -> tuple[tuple, tuple[str, str] | None]:
+    """(grouping key, (group label, why)) of one source; the key is unique when it has no group."""
     meta, source = result.meta, result.source
     ids = [x for x in (meta.get("run_id"), meta.get("name")) if x]
     if grouper is not None:
@@ -230,15 +231,17 @@ def _group_key(result: SourceResult, grouper) -> tuple[tuple, str | None]:
             m = grouper.match(text)
             if m is not None:
                 value = m.groupdict().get("group") or m.group(0)
-                return ("pattern", value), f"--group pattern: {value}"
+                return ("pattern", value), (value, f"matched by --group: {value}")
     if meta.get("group"):
-        return ("wandb-group", meta["group"]), f"W&B group {meta['group']}"
+        return ("wandb-group", meta["group"]), (meta["group"], f"W&B group {meta['group']}")
     for text in ids:
         m = _ROLLOUT_WORKER.match(text)
         if m:
-            return ("rollout", m.group("group")), f"Marin rollout workers of {m.group('group')}"
+            value = m.group("group")
+            return ("rollout", value), (value, f"Marin rollout workers {value}-rollout-*")
     if source.source == "wandb" and meta.get("run_id"):  # offline resumes: one id, several folders
-        return ("resume", os.path.dirname(source.path), meta["run_id"]), f"W&B run id {meta['run_id']}"
+        run_id = meta["run_id"]
+        return ("resume", os.path.dirname(source.path), run_id), (None, f"W&B run {run_id}, resumed")
     return ("source", source.name, source.source), None
 
 
@@ -253,21 +256,26 @@ def _origin(members: list[SourceResult], index: int) -> int:
     return index
 
 
-def _merge_infos(members: list[SourceResult], why: str | None, config: Config) -> RunInfo:
-    """One RunInfo for a run (a single source, or a group of them)."""
+def _merge_infos(members: list[SourceResult], grouped: tuple | None, config: Config) -> RunInfo:
+    """One RunInfo for a run (a single source, or a group of them, named `{common folder}/{label}`;
+    a resumed run keeps its first folder's name)."""
     infos = [m.info for m in members]
     first = infos[0]
     profiles = list(dict.fromkeys(i.profile for i in infos if i.profile))
     if len(members) == 1:
         info = first
     else:
+        label, why = grouped
         names = [m.source.name for m in members]
-        parent = posixpath.dirname(posixpath.commonprefix(names)) if len(set(names)) > 1 else names[0]
-        label = why.split(": ")[-1].split(" ")[-1] if why else first.name
-        label = str(members[0].meta.get("group") or _ROLLOUT_WORKER.sub(r"\g<group>", label))
+        dirs = [posixpath.dirname(n.removesuffix(" [wandb]")) for n in names]
+        parent = posixpath.commonpath(dirs) if all(dirs) else ""
+        if label is None or why.startswith("matched by --group"):
+            name = label or first.name
+        else:
+            name = f"{parent}/{label}" if parent not in ("", ".") else label
         paths = [m.source.path for m in members]
         info = RunInfo(
-            name=f"{parent}/{label}" if parent not in ("", ".") else label,
+            name=name,
             source="+".join(dict.fromkeys(i.source for i in infos)),
             path=os.path.commonpath(paths) if all(os.path.isabs(p) for p in paths) else paths[0],
             profile="+".join(profiles) or None,
