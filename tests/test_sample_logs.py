@@ -113,5 +113,10 @@ def test_grouped_marin_experiment_is_one_run_of_two_workers(analysed):
     assert [m.run_id for m in info.members] == ["cw1marin-rollout-0", "cw1marin-rollout-1"]
     train = ingest.frame[(ingest.frame.split == "train") & (ingest.frame.metric == "success_rate")]
     # batches of 32 combined per weight step across rows and workers; nothing lost
-    assert set(train["count"]) <= {32.0, 64.0, 96.0, 128.0} and (train["count"] > 32).mean() > 0.9
+    from curriwatch.discover import discover
+    from curriwatch.readers import read_run
+
+    batches = sum(1 for src in discover(ingest.logdir)[0] for tag, _s, _v in read_run(src).points()
+                  if tag.startswith("inference.rollout/") and tag.endswith("/success_rate"))
+    assert train["count"].sum() == 32 * batches and (train["count"] > 32).mean() > 0.5
     assert "marin_grouped/wandb/cw1marin" in runs
