@@ -125,6 +125,8 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         count, segment, additive,
     )
     points = _with_state_words(raw, profile, points, run_label, code, names)
+    if profile and profile.level_metric:
+        points = _with_level_states(points, profile.level_metric, code, names)
     nonfinite = int((~np.isfinite(points.value)).sum())
     if nonfinite:
         issues.append(DataIssue(
@@ -359,6 +361,50 @@ def _combine(at, value, wall, count, additive):
     return out_value, out_wall, out_count
 
 
+def _with_level_states(points: RunPoints, level_metric: str, code, names) -> RunPoints:
+    """Levels of one env (`{env}/level_{L}`) get states from the env's current level series:
+    locked below it, active at it, graduated once the current level is past it."""
+    metric_code = names["metric"].get(level_metric)
+    if metric_code is None:
+        return points
+    levels: dict[int, list[tuple[int, int]]] = {}  # parent env code -> [(level, level env code)]
+    for name, env_code in names["env"].items():
+        parent, _, leaf = name.rpartition("/level_")
+        if parent and leaf.isdigit() and parent in names["env"]:
+            levels.setdefault(names["env"][parent], []).append((int(leaf), env_code))
+    extra = []
+    for parent, members in levels.items():
+        sel = (points.env == parent) & (points.metric == metric_code) & np.isfinite(points.value)
+        steps, current = points.step[sel], points.value[sel]
+        for level, env_code in members:
+            state = np.where(current < level, 0.0, np.where(current == level, 1.0, 2.0))
+            extra.append((np.full(len(steps), env_code), steps, state))
+    if not extra:
+        return points
+    state_split, state_metric = code("split", "state"), code("metric", "state")
+    env = np.concatenate([e for e, _, _ in extra]).astype(np.int64)
+    step = np.concatenate([s for _, s, _ in extra])
+    value = np.concatenate([v for _, _, v in extra])
+    n = len(env)
+    return RunPoints(
+        list(names["env"]), list(names["split"]), list(names["metric"]),
+        np.concatenate([points.env, env]),
+        np.concatenate([points.split, np.full(n, state_split, np.int64)]),
+        np.concatenate([points.metric, np.full(n, state_metric, np.int64)]),
+        np.concatenate([points.step, step]), np.concatenate([points.value, value]),
+        np.concatenate([points.wall_time, np.full(n, np.nan)]),
+        np.concatenate([points.count, np.full(n, np.nan)]),
+        np.concatenate([points.segment, _new_segments(points, n)]),
+        np.concatenate([points.additive, np.zeros(n, bool)]),
+    )
+
+
+def _new_segments(points: RunPoints, n: int) -> np.ndarray:
+    """One segment per derived point: states are never averaged; a rewrite is a duplicate."""
+    start = int(points.segment.max()) + 1 if len(points) else 0
+    return np.arange(start, start + n, dtype=np.int64)
+
+
 def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names) -> RunPoints:
     """State series logged as words (locked/active/graduated) become 0/1/2 points."""
     if not raw.text_points or profile is None:
@@ -373,7 +419,7 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
         return points
     n = len(extra)
     env, split, metric, step, value = (np.array(c) for c in zip(*extra))
-    return RunPoints(
+    return RunPoints(  # the name lists are read after every code() call above
         list(names["env"]), list(names["split"]), list(names["metric"]),
         np.concatenate([points.env, env.astype(np.int64)]),
         np.concatenate([points.split, split.astype(np.int64)]),
@@ -382,6 +428,6 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
         np.concatenate([points.value, value.astype(np.float64)]),
         np.concatenate([points.wall_time, np.full(n, np.nan)]),
         np.concatenate([points.count, np.full(n, np.nan)]),
-        np.concatenate([points.segment, np.arange(n, dtype=np.int64) + len(points) + 1]),
+        np.concatenate([points.segment, _new_segments(points, n)]),
         np.concatenate([points.additive, np.zeros(n, bool)]),
     )

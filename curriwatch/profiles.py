@@ -76,6 +76,7 @@ class Profile:
     count_metric: str | None = None
     ignore: tuple = ()
     step_fill: bool = False
+    level_metric: str | None = None  # a metric of env E holding its current level: E/level_{L} get states
 
     def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         for pattern in self.patterns:
@@ -138,6 +139,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             ),
             performance_metric="percent_correct",
             count_metric="count",
+            level_metric="curriculum/current_level",
             description="Atropos: {env}_{n}_train|eval/{metric}; bare train|eval/percent_correct (env = "
             "the W&B run's name); train/level_{L}_correct -> env {env}/level_{L}; curriculum/* -> "
             "metrics of the env",

@@ -291,6 +291,8 @@ def test_atropos_process_mode_and_level_curriculum(tmp_path):
     assert series(frame, "gsm8k", "train", "curriculum/current_level")[-1] == (4, 2.0)
     assert frame[(frame.env_id == "gsm8k/level_1") & (frame.metric == "percent_correct")]["count"].tolist() == [8.0] * 5
     assert info.unclaimed_tags == ["train/completion_lengths"]
+    # levels are a curriculum inside the env: level 1 active while current, graduated after
+    assert series(frame, "gsm8k/level_1", "state", "state") == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 2.0), (4, 2.0)]
 
 
 def test_atropos_prefixed_scheduler_keys(tmp_path):
