@@ -43,7 +43,7 @@ def test_charts_render_in_headless_chromium(sample_html, tmp_path):
     dom = chromium.dump_dom(sample_html)
     data = chromium.body_data(dom)
     assert "errors" not in data, data["errors"]
-    from conftest import N_SAMPLE_ENVS
+    from conftest import N_SAMPLE_ENVS, N_SAMPLE_RUNS
 
     assert data.get("charts") == str(N_SAMPLE_ENVS)  # the script ran over every chart without an error
     assert len(re.findall(r"<svg class=\"env-chart\"", dom)) == N_SAMPLE_ENVS
