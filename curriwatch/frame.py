@@ -138,7 +138,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
 def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
     """Steps of W&B points: from define_metric step axes, else the profile's step keys (same row)."""
     tag_code, rows = cols["tag_code"], cols["row"]
-    step = cols["step"].copy()
+    step = cols["step"]
     axis_of_tag: dict[int, tuple[str, ...]] = {}
     for glob, key in raw.meta.get("step_metrics", ()):
         for i, tag in enumerate(raw.tags):
@@ -149,6 +149,7 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
             axis_of_tag.setdefault(i, profile.step_keys)
     if not axis_of_tag:
         return step, keep
+    step = step.copy()
     fill = bool(profile and profile.step_fill)
     missing = bad = 0
     bad_example = None
@@ -285,12 +286,17 @@ class FrameBuilder:
         env = remaps["env_id"][np.concatenate([p.env for _, _, p in parts])]
         split = remaps["split"][np.concatenate([p.split for _, _, p in parts])]
         metric = remaps["metric"][np.concatenate([p.metric for _, _, p in parts])]
-        cols = {name: np.concatenate([getattr(p, name) for _, _, p in parts])
-                for name in ("step", "value", "wall_time", "count", "segment", "additive")}
-        seq = np.arange(len(run))  # read order
-        order = np.lexsort((seq, origin, cols["step"], metric, split, env, run))
+        cols = {}
+        for name in ("step", "value", "wall_time", "count", "segment", "additive"):
+            cols[name] = np.concatenate([getattr(p, name) for _, _, p in parts])
+            for _, _, p in parts:
+                setattr(p, name, None)  # free each source's copy as soon as it is joined
+        del parts
+        order = np.lexsort((np.arange(len(run)), origin, cols["step"], metric, split, env, run))  # ties: read order
         run, env, split, metric, origin = (a[order] for a in (run, env, split, metric, origin))
-        cols = {k: v[order] for k, v in cols.items()}
+        for name in cols:
+            cols[name] = cols[name][order]
+        del order
         step = cols["step"]
 
         def starts(*arrays) -> np.ndarray:
@@ -307,9 +313,13 @@ class FrameBuilder:
         last = np.r_[np.flatnonzero(group[1:] != group[:-1]), len(group) - 1] if len(group) else group
         keep = cols["segment"] == cols["segment"][last][group]
         duplicates = _per_run(run[~keep], categories["run"])
+        del origin
         if not keep.all():
             run, env, split, metric, step = (a[keep] for a in (run, env, split, metric, step))
-            cols = {k: v[keep] for k, v in cols.items()}
+            for name in cols:
+                cols[name] = cols[name][keep]
+        del keep, group, last
+        cols.pop("segment")
         first = starts(run, env, split, metric, step)
         combined = {}
         if not first.all():
