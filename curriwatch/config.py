@@ -13,9 +13,13 @@ from dataclasses import dataclass
 import yaml
 
 from .errors import ConfigError
-from .profiles import Profile, profile_from_config
+from .profiles import Profile, profile_from_config, short
 
 CONFIG_FILENAME = "curriwatch.yaml"
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; 1 MiB bounds parse time and memory
+MAX_CONFIG_VALUES = 100_000  # values after alias expansion (a "billion laughs" stops here)
+SANE_NUMBER = 1e9  # any numeric key without its own maximum: windows, steps, counts
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -150,8 +154,10 @@ def _merge(spec: dict, base: dict, given: dict, where: str) -> None:
         raise ConfigError(f"{where or 'config'}: expected a mapping, got {type(given).__name__}")
     for key, value in given.items():
         path = f"{where}.{key}" if where else str(key)
+        if not isinstance(key, str):
+            raise ConfigError(f"{where or 'config'}: keys must be strings, got {type(key).__name__} {short(key)}")
         if key not in spec:
-            raise ConfigError(f"{path}: unknown key (allowed: {', '.join(sorted(spec))})")
+            raise ConfigError(f"{short(path)[1:-1]}: unknown key (allowed: {', '.join(sorted(spec))})")
         item = spec[key]
         if item is None:  # free-form block
             if value is None:
@@ -173,9 +179,11 @@ def _check(item: Key, value, path: str):
     if isinstance(value, bool) and bool not in item.types:
         raise ConfigError(f"{path}: expected {_type_name(item)}, got a boolean")
     if not isinstance(value, item.types):
-        raise ConfigError(f"{path}: expected {_type_name(item)}, got {type(value).__name__} {value!r}")
+        raise ConfigError(f"{path}: expected {_type_name(item)}, got {type(value).__name__} {short(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(f"{path}: must be a finite number, got {value!r}")
+    if isinstance(value, (int, float)) and item.high is None and abs(value) > SANE_NUMBER:
+        raise ConfigError(f"{path}: {short(value)} is beyond the sane maximum {SANE_NUMBER:.0e}")
     if item.low is not None and value < item.low:
         raise ConfigError(f"{path}: {value!r} is below the allowed minimum {item.low}")
     if item.high is not None and value > item.high:
@@ -225,8 +233,7 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict | None = 
     if path is not None:
         source = os.fspath(path)
         try:
-            with open(path, encoding="utf-8") as f:
-                given = yaml.safe_load(f)
+            given = _load_yaml(path)
         except FileNotFoundError:
             raise ConfigError(f"config file not found: {source}") from None
         except (OSError, UnicodeDecodeError) as err:
@@ -235,7 +242,10 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict | None = 
             mark = getattr(err, "problem_mark", None)
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-            raise ConfigError(f"config file {source} is not valid YAML{at}: {problem}") from None
+            raise ConfigError(f"config file {source} is not valid YAML{at}: {problem[:200]}") from None
+        except RecursionError:
+            raise ConfigError(f"config file {source}: nested too deeply") from None
+        _check_size(given, source)
         if given is not None:
             _merge(SPEC, values, given, "")
     if overrides:
@@ -244,6 +254,34 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict | None = 
     config = Config(values, source)
     config.user_profiles  # validate profile specs now, so errors surface at load time
     return config
+
+
+def _load_yaml(path):
+    """Parse at most MAX_CONFIG_BYTES of YAML with the safe (C when available) loader."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES >> 10} KiB")
+    return yaml.load(data.decode("utf-8"), Loader=_LOADER)
+
+
+def _check_size(given, source) -> None:
+    """Refuse YAML whose aliases expand to more than MAX_CONFIG_VALUES values (or loop)."""
+    budget = MAX_CONFIG_VALUES
+    stack = [given]
+    while stack:
+        node = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ConfigError(f"config file {source}: more than {MAX_CONFIG_VALUES} values once its "
+                              "aliases are expanded (a YAML alias bomb?)")
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str) and len(node) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"config file {source}: a string longer than {MAX_CONFIG_BYTES >> 10} KiB")
 
 
 def to_yaml(config: Config) -> str:

@@ -10,14 +10,16 @@ from .model import DataIssue, RunSource
 
 TB_FILE = re.compile(r"^events\.out\.tfevents\.")
 WANDB_FILE = re.compile(r"^run-.+\.wandb$")
-_TB_STAMP = re.compile(r"^events\.out\.tfevents\.(\d+)")
+_CHUNKS = re.compile(r"(\d+)")
 
 
 def _tb_order(path: str) -> tuple:
-    """Event files in the order they were started: by the timestamp in the name, then the name."""
+    """Event files in the order they were started: the name compared with its numbers as numbers
+    (timestamp first; writers started within one second differ by a counter or pid suffix, and
+    `.10` was written after `.2`)."""
     name = os.path.basename(path)
-    m = _TB_STAMP.match(name)
-    return (os.path.dirname(path), int(m.group(1)) if m else 0, name)
+    parts = _CHUNKS.split(name)
+    return (os.path.dirname(path), tuple((0, int(p), "") if i % 2 else (1, 0, p) for i, p in enumerate(parts)))
 
 
 def relative_name(folder: str, root: str) -> str:
@@ -67,8 +69,10 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         RunSource(relative_name(folder, root), "tensorboard", folder, tuple(sorted(files, key=_tb_order)))
         for folder, files in tb_runs.items()
     ]
+    # A folder holding both kinds is two runs; the W&B one is named `FOLDER [wandb]`.
     runs += [
-        RunSource(relative_name(folder, root), "wandb", folder, tuple(files))
+        RunSource(relative_name(folder, root) + (" [wandb]" if folder in tb_runs else ""), "wandb", folder,
+                  tuple(files))
         for folder, files in wandb_runs.items()
     ]
     runs.sort(key=lambda r: r.name)

@@ -1,10 +1,20 @@
 """The frame: one long DataFrame of every claimed point, keyed by (run, env_id, split, metric, step).
 
 Columns: run, env_id, split, metric (categoricals), step (int64), value (float64), wall_time
-(float64); sorted by (run, env_id, split, metric, step); one point per key (last write wins).
+(float64), count (float64: the observations behind the point, e.g. Marin's total_count; NaN when
+unknown); sorted by (run, env_id, split, metric, step); one point per key.
+
+Several points for one key are resolved by where they came from:
+- the same key written again for the same step by a later file of the same source (a TensorBoard
+  restart, a W&B resume) is a duplicate: the last write wins (`duplicate_points`);
+- distinct observations sharing a step — several history rows of one W&B run (Marin logs a
+  rollout batch per row under one `inference.weight_step`), or members of a run group (rollout
+  workers) — are combined into one point: the mean weighted by their counts (plain mean when a
+  count is unknown), counts and the count metric summed, the latest wall time.
 """
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,36 +23,227 @@ import pandas as pd
 from .model import DataIssue, RawRun
 from .profiles import Profile
 
-COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time"]
+COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time", "count"]
 STATE_WORDS = {"locked": 0.0, "active": 1.0, "graduated": 2.0}
+W_AND_B_INTERNAL = ("_runtime", "_timestamp", "_step")  # W&B's own columns, never user tags
+_INT64 = 2.0 ** 63
 
 
 @dataclass
 class RunPoints:
-    """One run's claimed points, with codes into the shared category lists of a FrameBuilder."""
+    """One source's claimed points; env/split/metric are codes into its own name lists."""
 
+    envs: list
+    splits: list
+    metrics: list
     env: np.ndarray
     split: np.ndarray
     metric: np.ndarray
     step: np.ndarray
     value: np.ndarray
     wall_time: np.ndarray
+    count: np.ndarray  # observation count of each point, NaN when unknown
+    segment: np.ndarray  # points of one segment sharing a key and step are distinct observations
+    additive: np.ndarray  # bool: the point is itself a count (summed, not averaged, when combined)
+
+    def __len__(self) -> int:
+        return len(self.step)
 
 
 def empty_frame() -> pd.DataFrame:
     return pd.DataFrame({
         "run": pd.Categorical([]), "env_id": pd.Categorical([]), "split": pd.Categorical([]),
         "metric": pd.Categorical([]), "step": np.zeros(0, np.int64), "value": np.zeros(0),
-        "wall_time": np.zeros(0),
+        "wall_time": np.zeros(0), "count": np.zeros(0),
     })
 
 
+def is_internal(tag: str) -> bool:
+    return tag in W_AND_B_INTERNAL or tag.startswith("_wandb")
+
+
+def map_run(raw: RawRun, profile: Profile | None, run_name: str,
+            run_label: str | None = None) -> tuple[RunPoints, list[DataIssue], dict]:
+    """Map one source's raw points through its profile: (points, data issues, ingest stats)."""
+    issues: list[DataIssue] = []
+    cols = raw.columns()
+    n_tags = len(raw.tags)
+    stats = {"points_read": len(raw), "tags": n_tags, "unclaimed_tags": [], "ignored_tags": 0}
+    names: dict[str, dict[str, int]] = {"env": {}, "split": {}, "metric": {}}
+
+    def code(column: str, name: str) -> int:
+        table = names[column]
+        return table.setdefault(name, len(table))
+
+    step_keys = set(profile.step_keys) if profile else set()
+    step_keys.update(k for _, k in raw.meta.get("step_metrics", ()))
+    env_of = np.full(n_tags, -1, np.int64)
+    split_of = np.full(n_tags, -1, np.int64)
+    metric_of = np.full(n_tags, -1, np.int64)
+    unclaimed, ignored = [], 0
+    for i, tag in enumerate(raw.tags):
+        if profile and profile.ignore and profile.ignores(tag):
+            ignored += 1
+            continue
+        hit = profile.classify(tag, run_label) if profile else None
+        if hit is None:
+            if tag not in step_keys and not is_internal(tag):
+                unclaimed.append(i)
+            continue
+        env_of[i] = code("env", hit[0])
+        split_of[i] = code("split", hit[1])
+        metric_of[i] = code("metric", hit[2])
+    stats["ignored_tags"] = ignored
+
+    tag_code = cols["tag_code"]
+    step = cols["step"]
+    keep = env_of[tag_code] >= 0 if len(tag_code) else np.zeros(0, bool)
+    if unclaimed:
+        counts = np.bincount(tag_code, minlength=n_tags)[unclaimed]
+        stats["unclaimed_tags"] = sorted(raw.tags[c] for c in unclaimed)
+        shown = ", ".join(stats["unclaimed_tags"][:5]) + (" ..." if len(unclaimed) > 5 else "")
+        issues.append(DataIssue(
+            "unclaimed_tags", run_name,
+            f"{len(unclaimed)} tag(s) with {int(counts.sum())} point(s) match no pattern of profile "
+            f"{profile.name if profile else '(none)'} and are not in the frame: {shown}"))
+
+    if "row" in cols and len(tag_code):
+        step, keep = _row_steps(raw, cols, profile, keep, issues, run_name)
+
+    idx = np.flatnonzero(keep)
+    tc = tag_code[idx]
+    env, split, metric = env_of[tc], split_of[tc], metric_of[tc]
+    value = cols["value"][idx]
+    count_name = profile.count_metric if profile else None
+    additive = metric == names["metric"].get(count_name, -2)
+    context = cols["row"][idx] if "row" in cols else step[idx]
+    count = _counts(env, split, context, value, additive)
+    segment = np.zeros(len(idx), np.int64) if "row" in cols else np.arange(len(idx), dtype=np.int64)
+    points = RunPoints(
+        list(names["env"]), list(names["split"]), list(names["metric"]),
+        env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
+        count, segment, additive,
+    )
+    points = _with_state_words(raw, profile, points, run_label, code, names)
+    if profile and profile.level_metric:
+        points = _with_level_states(points, profile.level_metric, code, names)
+    nonfinite = int((~np.isfinite(points.value)).sum())
+    if nonfinite:
+        issues.append(DataIssue(
+            "non_finite_values", run_name,
+            f"{nonfinite} point(s) are NaN or infinite; they stay in the frame and rules skip them"))
+    return points, issues, stats
+
+
+def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
+    """Steps of W&B points: from define_metric step axes, else the profile's step keys (same row)."""
+    tag_code, rows = cols["tag_code"], cols["row"]
+    step = cols["step"]
+    axis_of_tag: dict[int, tuple[str, ...]] = {}
+    for glob, key in raw.meta.get("step_metrics", ()):
+        for i, tag in enumerate(raw.tags):
+            if i not in axis_of_tag and tag != key and fnmatch.fnmatchcase(tag, glob):
+                axis_of_tag[i] = (key,)
+    if profile and profile.step_keys:
+        for i in range(len(raw.tags)):
+            axis_of_tag.setdefault(i, profile.step_keys)
+    if not axis_of_tag:
+        return step, keep
+    step = step.copy()
+    fill = bool(profile and profile.step_fill)
+    missing = bad = 0
+    bad_example = None
+    for keys in set(axis_of_tag.values()):
+        tags = np.array([i for i, k in axis_of_tag.items() if k == keys], np.int64)
+        sel = np.isin(tag_code, tags) & keep
+        if not sel.any():
+            continue
+        row_step, row_has, row_bad, example = _steps_from_keys(
+            raw, cols, keys, fill and keys == profile.step_keys)
+        if row_step is None:  # no row has any of these keys: the logged step stays
+            continue
+        r = rows[sel]
+        step[sel] = row_step[r]
+        has, is_bad = row_has[r], row_bad[r]
+        bad += int(is_bad.sum())
+        missing += int((~has & ~is_bad).sum())
+        bad_example = bad_example or example
+        sel_idx = np.flatnonzero(sel)
+        keep[sel_idx[~has]] = False
+    if bad:
+        issues.append(DataIssue(
+            "bad_step", run_name,
+            f"{bad} point(s) were logged in rows whose step column is not an integer step "
+            f"(e.g. {bad_example}: non-finite or beyond int64) and are not in the frame"))
+    if missing:
+        keys = sorted({k for ks in axis_of_tag.values() for k in ks})
+        issues.append(DataIssue(
+            "missing_step_key", run_name,
+            f"{missing} point(s) were logged in rows without any of {', '.join(keys)} "
+            "and are not in the frame"))
+    return step, keep
+
+
+def _steps_from_keys(raw: RawRun, cols, step_keys, fill: bool):
+    """Per history row: (step, has step, step unusable, an example bad value) from the first key.
+
+    A negative value (Marin's `weight_step = -1` for the initial weights) gives way to the next
+    key in the same row; values that are not finite or beyond int64 are bad, never cast. With
+    `fill`, rows without any key take the last step of the earlier rows.
+    """
+    rows = cols["row"]
+    codes = [raw.tags.index(k) for k in step_keys if k in raw.tags]
+    if not codes:
+        return None, None, None, None
+    n_rows = int(rows.max()) + 1 if len(rows) else 0
+    row_step = np.zeros(n_rows, np.int64)
+    row_has = np.zeros(n_rows, bool)
+    row_bad = np.zeros(n_rows, bool)
+    tag_code, value = cols["tag_code"], cols["value"]
+    example = None
+    for nonneg in (False, True):  # second pass: a non-negative value of an earlier key wins
+        for code in reversed(codes):  # earlier keys win, so they are written last
+            sel = tag_code == code
+            v, r = value[sel], rows[sel]
+            ok = np.isfinite(v) & (v >= -_INT64) & (v < _INT64)
+            if not nonneg and (~ok).any():
+                row_bad[r[~ok]] = True
+                example = example or repr(float(v[~ok][0]))
+            if nonneg:
+                ok &= v >= 0
+            row_step[r[ok]] = v[ok].astype(np.int64)
+            row_has[r[ok]] = True
+    row_bad &= ~row_has
+    if fill:
+        last = np.where(row_has, np.arange(n_rows), -1)
+        np.maximum.accumulate(last, out=last)
+        filled = ~row_has & ~row_bad & (last >= 0)
+        row_step[filled] = row_step[last[filled]]
+        row_has |= filled
+    return row_step, row_has, row_bad, example
+
+
+def _counts(env, split, context, value, additive) -> np.ndarray:
+    """Each point's count: the count metric's value for the same env and split in the same row."""
+    count = np.full(len(value), np.nan)
+    if not additive.any():
+        return count
+    known = pd.Series(value[additive], index=pd.MultiIndex.from_arrays(
+        [context[additive], env[additive], split[additive]]))
+    known = known[~known.index.duplicated(keep="last")]
+    where = known.index.get_indexer(pd.MultiIndex.from_arrays([context, env, split]))
+    hit = where >= 0
+    count[hit] = known.to_numpy()[where[hit]]
+    return count
+
+
 class FrameBuilder:
-    """Collects runs one at a time (so raw points can be freed early), then builds the frame."""
+    """Collects sources one at a time (so raw points can be freed early), then builds the frame."""
 
     def __init__(self) -> None:
         self._cats: dict[str, dict[str, int]] = {"run": {}, "env_id": {}, "split": {}, "metric": {}}
-        self._runs: list[tuple[int, RunPoints]] = []
+        self._parts: list[tuple[int, int, RunPoints]] = []
+        self._segments = 0  # segment ids are made unique across sources
 
     def _code(self, column: str, name: str) -> int:
         table = self._cats[column]
@@ -51,68 +252,25 @@ class FrameBuilder:
             code = table[name] = len(table)
         return code
 
-    def add(self, raw: RawRun, profile: Profile | None, run_name: str) -> tuple[list[DataIssue], dict]:
-        """Map a run's raw points through its profile; returns its data issues and ingest stats."""
-        issues: list[DataIssue] = []
-        cols = raw.columns()
-        n_tags = len(raw.tags)
-        stats = {"points_read": len(raw), "tags": n_tags, "unclaimed_tags": []}
-        step_keys = set(profile.step_keys) if profile else set()
-        env_of = np.full(n_tags, -1, np.int64)
-        split_of = np.full(n_tags, -1, np.int64)
-        metric_of = np.full(n_tags, -1, np.int64)
-        unclaimed = []
-        for code, tag in enumerate(raw.tags):
-            hit = profile.classify(tag) if profile else None
-            if hit is None:
-                if tag not in step_keys:
-                    unclaimed.append(code)
-                continue
-            env_of[code] = self._code("env_id", hit[0])
-            split_of[code] = self._code("split", hit[1])
-            metric_of[code] = self._code("metric", hit[2])
+    def _remap(self, column: str, names: list, codes: np.ndarray) -> np.ndarray:
+        table = np.array([self._code(column, n) for n in names] or [0], np.int64)
+        return table[codes] if len(codes) else codes
 
-        tag_code = cols["tag_code"]
-        step = cols["step"]
-        keep = env_of[tag_code] >= 0 if len(tag_code) else np.zeros(0, bool)
-        if unclaimed:
-            counts = np.bincount(tag_code, minlength=n_tags)[unclaimed]
-            stats["unclaimed_tags"] = sorted(raw.tags[c] for c in unclaimed)
-            shown = ", ".join(stats["unclaimed_tags"][:5]) + (" ..." if len(unclaimed) > 5 else "")
-            issues.append(DataIssue(
-                "unclaimed_tags", run_name,
-                f"{len(unclaimed)} tag(s) with {int(counts.sum())} point(s) match no pattern of profile "
-                f"{profile.name if profile else '(none)'} and are not in the frame: {shown}"))
+    def add(self, run_name: str, points: RunPoints, origin: int = 0) -> None:
+        """Add one source's points under `run_name`; sources of one group differ in `origin`."""
+        self._code("run", run_name)
+        points.env = self._remap("env_id", points.envs, points.env)
+        points.split = self._remap("split", points.splits, points.split)
+        points.metric = self._remap("metric", points.metrics, points.metric)
+        if len(points):
+            points.segment = points.segment + self._segments
+            self._segments += int(points.segment.max()) + 1 - self._segments
+        self._parts.append((self._cats["run"][run_name], origin, points))
 
-        if profile and profile.step_keys and "row" in cols:
-            step, has_step = _steps_from_keys(raw, cols, profile.step_keys)
-            if has_step is not None:
-                missing = int((keep & ~has_step).sum())
-                if missing:
-                    issues.append(DataIssue(
-                        "missing_step_key", run_name,
-                        f"{missing} point(s) were logged in rows without any of "
-                        f"{', '.join(profile.step_keys)} and are not in the frame"))
-                keep &= has_step
-
-        idx = np.flatnonzero(keep)
-        points = RunPoints(
-            env_of[tag_code[idx]], split_of[tag_code[idx]], metric_of[tag_code[idx]],
-            step[idx].astype(np.int64, copy=False), cols["value"][idx], cols["wall_time"][idx],
-        )
-        points = _with_state_words(self, raw, profile, points, issues, run_name)
-        nonfinite = int((~np.isfinite(points.value)).sum())
-        if nonfinite:
-            issues.append(DataIssue(
-                "non_finite_values", run_name,
-                f"{nonfinite} point(s) are NaN or infinite; they stay in the frame and rules skip them"))
-        self._runs.append((self._code("run", run_name), points))
-        return issues, stats
-
-    def build(self) -> tuple[pd.DataFrame, dict[str, int]]:
-        """The sorted, deduplicated frame and, per run, how many duplicate points were dropped."""
-        if not self._runs:
-            return empty_frame(), {}
+    def build(self) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
+        """The sorted frame and, per run, the duplicate points dropped and observations combined."""
+        if not self._parts:
+            return empty_frame(), {}, {}
         # Categories sorted by name so that sorting by code sorts by name.
         remaps, categories = {}, {}
         for column, table in self._cats.items():
@@ -121,29 +279,57 @@ class FrameBuilder:
             for new, name in enumerate(names):
                 order[table[name]] = new
             remaps[column], categories[column] = order, names
-        run = np.concatenate([np.full(len(p.step), remaps["run"][r], np.int64) for r, p in self._runs])
-        env = remaps["env_id"][np.concatenate([p.env for _, p in self._runs])]
-        split = remaps["split"][np.concatenate([p.split for _, p in self._runs])]
-        metric = remaps["metric"][np.concatenate([p.metric for _, p in self._runs])]
-        step = np.concatenate([p.step for _, p in self._runs])
-        value = np.concatenate([p.value for _, p in self._runs])
-        wall = np.concatenate([p.wall_time for _, p in self._runs])
-        self._runs = []
-        seq = np.arange(len(step))  # read order: the last write of a key is kept
-        order = np.lexsort((seq, step, metric, split, env, run))
-        run, env, split, metric, step, value, wall = (
-            a[order] for a in (run, env, split, metric, step, value, wall))
-        same_as_next = np.zeros(len(step), bool)
-        if len(step) > 1:
-            same_as_next[:-1] = ((run[1:] == run[:-1]) & (env[1:] == env[:-1]) & (split[1:] == split[:-1])
-                                 & (metric[1:] == metric[:-1]) & (step[1:] == step[:-1]))
-        duplicates = {}
-        if same_as_next.any():
-            dup_runs = np.bincount(run[same_as_next], minlength=len(categories["run"]))
-            duplicates = {categories["run"][i]: int(c) for i, c in enumerate(dup_runs) if c}
-            keep = ~same_as_next
-            run, env, split, metric, step, value, wall = (
-                a[keep] for a in (run, env, split, metric, step, value, wall))
+        parts = self._parts
+        self._parts = []
+        run = np.concatenate([np.full(len(p), remaps["run"][r], np.int64) for r, _, p in parts])
+        origin = np.concatenate([np.full(len(p), o, np.int64) for _, o, p in parts])
+        env = remaps["env_id"][np.concatenate([p.env for _, _, p in parts])]
+        split = remaps["split"][np.concatenate([p.split for _, _, p in parts])]
+        metric = remaps["metric"][np.concatenate([p.metric for _, _, p in parts])]
+        cols = {}
+        for name in ("step", "value", "wall_time", "count", "segment", "additive"):
+            cols[name] = np.concatenate([getattr(p, name) for _, _, p in parts])
+            for _, _, p in parts:
+                setattr(p, name, None)  # free each source's copy as soon as it is joined
+        del parts
+        order = np.lexsort((np.arange(len(run)), origin, cols["step"], metric, split, env, run))  # ties: read order
+        run, env, split, metric, origin = (a[order] for a in (run, env, split, metric, origin))
+        for name in cols:
+            cols[name] = cols[name][order]
+        del order
+        step = cols["step"]
+
+        def starts(*arrays) -> np.ndarray:
+            new = np.ones(len(run), bool)
+            if len(run) > 1:
+                same = np.ones(len(run) - 1, bool)
+                for a in arrays:
+                    same &= a[1:] == a[:-1]
+                new[1:] = ~same
+            return new
+
+        # Within one (key, step, origin), only the last segment's points survive.
+        group = np.cumsum(starts(run, env, split, metric, step, origin)) - 1
+        last = np.r_[np.flatnonzero(group[1:] != group[:-1]), len(group) - 1] if len(group) else group
+        keep = cols["segment"] == cols["segment"][last][group]
+        duplicates = _per_run(run[~keep], categories["run"])
+        del origin
+        if not keep.all():
+            run, env, split, metric, step = (a[keep] for a in (run, env, split, metric, step))
+            for name in cols:
+                cols[name] = cols[name][keep]
+        del keep, group, last
+        cols.pop("segment")
+        first = starts(run, env, split, metric, step)
+        combined = {}
+        if not first.all():
+            at = np.flatnonzero(first)
+            combined = _per_run(run[~first], categories["run"])
+            value, wall, count = _combine(at, cols["value"], cols["wall_time"], cols["count"],
+                                          cols["additive"])
+            run, env, split, metric, step = (a[at] for a in (run, env, split, metric, step))
+        else:
+            value, wall, count = cols["value"], cols["wall_time"], cols["count"]
 
         def cat(codes, column):
             return pd.Categorical.from_codes(codes, categories=categories[column])
@@ -151,45 +337,107 @@ class FrameBuilder:
         frame = pd.DataFrame({
             "run": cat(run, "run"), "env_id": cat(env, "env_id"), "split": cat(split, "split"),
             "metric": cat(metric, "metric"), "step": step, "value": value, "wall_time": wall,
+            "count": count,
         })
-        return frame, duplicates
+        return frame, duplicates, combined
 
 
-def _steps_from_keys(raw: RawRun, cols, step_keys) -> tuple[np.ndarray, np.ndarray | None]:
-    """Each point's step taken from the first step key logged in the same history row."""
-    rows = cols["row"]
-    codes = [raw.tags.index(k) for k in step_keys if k in raw.tags]
-    if not codes:
-        return cols["step"], None
-    n_rows = int(rows.max()) + 1 if len(rows) else 0
-    row_step = np.zeros(n_rows, np.int64)
-    row_has = np.zeros(n_rows, bool)
-    tag_code, value = cols["tag_code"], cols["value"]
-    for code in reversed(codes):  # earlier keys win, so they are written last
-        sel = (tag_code == code) & np.isfinite(value)
-        row_step[rows[sel]] = value[sel].astype(np.int64)
-        row_has[rows[sel]] = True
-    return row_step[rows], row_has[rows]
+def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:
+    if not len(run_codes):
+        return {}
+    counts = np.bincount(run_codes, minlength=len(names))
+    return {names[i]: int(c) for i, c in enumerate(counts) if c}
 
 
-def _with_state_words(builder: FrameBuilder, raw: RawRun, profile, points: RunPoints, issues, run_name):
+def _combine(at, value, wall, count, additive):
+    """Combine the observations of each group starting at `at` into one point."""
+    sizes = np.diff(np.r_[at, len(value)])
+    group = np.repeat(np.arange(len(at)), sizes)
+    known = np.isfinite(count) & (count > 0)
+    all_known = np.add.reduceat(known.astype(np.int64), at) == sizes
+    finite = np.isfinite(value)
+    weight = np.where(all_known[group], np.where(known, count, 0.0), 1.0) * finite
+    total_w = np.add.reduceat(weight, at)
+    sums = np.add.reduceat(np.where(finite, value, 0.0) * weight, at)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(total_w > 0, sums / np.where(total_w > 0, total_w, 1.0), np.nan)
+    plain_sum = np.add.reduceat(np.where(finite, value, 0.0), at)
+    is_count = additive[at]
+    out_value = np.where(is_count, plain_sum, mean)
+    out_count = np.where(all_known, np.add.reduceat(np.where(known, count, 0.0), at), np.nan)
+    with np.errstate(invalid="ignore"):
+        out_wall = np.fmax.reduceat(wall, at)
+    del group
+    return out_value, out_wall, out_count
+
+
+def _with_level_states(points: RunPoints, level_metric: str, code, names) -> RunPoints:
+    """Levels of one env (`{env}/level_{L}`) get states from the env's current level series:
+    locked below it, active at it, graduated once the current level is past it."""
+    metric_code = names["metric"].get(level_metric)
+    if metric_code is None:
+        return points
+    levels: dict[int, list[tuple[int, int]]] = {}  # parent env code -> [(level, level env code)]
+    for name, env_code in names["env"].items():
+        parent, _, leaf = name.rpartition("/level_")
+        if parent and leaf.isdigit() and parent in names["env"]:
+            levels.setdefault(names["env"][parent], []).append((int(leaf), env_code))
+    extra = []
+    for parent, members in levels.items():
+        sel = (points.env == parent) & (points.metric == metric_code) & np.isfinite(points.value)
+        steps, current = points.step[sel], points.value[sel]
+        for level, env_code in members:
+            state = np.where(current < level, 0.0, np.where(current == level, 1.0, 2.0))
+            extra.append((np.full(len(steps), env_code), steps, state))
+    if not extra:
+        return points
+    state_split, state_metric = code("split", "state"), code("metric", "state")
+    env = np.concatenate([e for e, _, _ in extra]).astype(np.int64)
+    step = np.concatenate([s for _, s, _ in extra])
+    value = np.concatenate([v for _, _, v in extra])
+    n = len(env)
+    return RunPoints(
+        list(names["env"]), list(names["split"]), list(names["metric"]),
+        np.concatenate([points.env, env]),
+        np.concatenate([points.split, np.full(n, state_split, np.int64)]),
+        np.concatenate([points.metric, np.full(n, state_metric, np.int64)]),
+        np.concatenate([points.step, step]), np.concatenate([points.value, value]),
+        np.concatenate([points.wall_time, np.full(n, np.nan)]),
+        np.concatenate([points.count, np.full(n, np.nan)]),
+        np.concatenate([points.segment, _new_segments(points, n)]),
+        np.concatenate([points.additive, np.zeros(n, bool)]),
+    )
+
+
+def _new_segments(points: RunPoints, n: int) -> np.ndarray:
+    """One segment per derived point: states are never averaged; a rewrite is a duplicate."""
+    start = int(points.segment.max()) + 1 if len(points) else 0
+    return np.arange(start, start + n, dtype=np.int64)
+
+
+def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names) -> RunPoints:
     """State series logged as words (locked/active/graduated) become 0/1/2 points."""
     if not raw.text_points or profile is None:
         return points
     extra = []
     for tag, step, _row, text in raw.text_points:
-        hit = profile.classify(tag)
+        hit = profile.classify(tag, run_label)
         if hit and hit[1] == "state" and text.strip().lower() in STATE_WORDS:
-            extra.append((builder._code("env_id", hit[0]), builder._code("split", "state"),
-                          builder._code("metric", hit[2]), step, STATE_WORDS[text.strip().lower()]))
+            extra.append((code("env", hit[0]), code("split", "state"), code("metric", hit[2]), step,
+                          STATE_WORDS[text.strip().lower()]))
     if not extra:
         return points
-    e = np.array(extra, dtype=np.float64)
-    return RunPoints(
-        np.concatenate([points.env, e[:, 0].astype(np.int64)]),
-        np.concatenate([points.split, e[:, 1].astype(np.int64)]),
-        np.concatenate([points.metric, e[:, 2].astype(np.int64)]),
-        np.concatenate([points.step, e[:, 3].astype(np.int64)]),
-        np.concatenate([points.value, e[:, 4]]),
-        np.concatenate([points.wall_time, np.full(len(e), np.nan)]),
+    n = len(extra)
+    env, split, metric, step, value = (np.array(c) for c in zip(*extra))
+    return RunPoints(  # the name lists are read after every code() call above
+        list(names["env"]), list(names["split"]), list(names["metric"]),
+        np.concatenate([points.env, env.astype(np.int64)]),
+        np.concatenate([points.split, split.astype(np.int64)]),
+        np.concatenate([points.metric, metric.astype(np.int64)]),
+        np.concatenate([points.step, step.astype(np.int64)]),
+        np.concatenate([points.value, value.astype(np.float64)]),
+        np.concatenate([points.wall_time, np.full(n, np.nan)]),
+        np.concatenate([points.count, np.full(n, np.nan)]),
+        np.concatenate([points.segment, _new_segments(points, n)]),
+        np.concatenate([points.additive, np.zeros(n, bool)]),
     )

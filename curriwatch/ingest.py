@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -10,10 +12,24 @@ import pandas as pd
 from .config import Config, load_config
 from .discover import discover
 from .errors import ConfigError, InputError
-from .frame import FrameBuilder
+from .frame import FrameBuilder, RunPoints, map_run
 from .model import DataIssue, RawRun, RunSource
-from .profiles import Profile, all_profiles, detect_profile
+from .profiles import Profile, all_profiles, compile_user_regex, detect_profile
 from .readers import READERS, read_run
+
+
+@dataclass
+class RunMember:
+    """One source read into a run: a run group (rollout workers, env processes, a resumed run)
+    has several; every point of the run came from one member's files."""
+
+    name: str
+    source: str
+    path: str
+    files: tuple[str, ...] = ()
+    profile: str | None = None
+    run_id: str | None = None
+    points_read: int = 0
 
 
 @dataclass
@@ -34,6 +50,9 @@ class RunInfo:
     step_range: tuple[int, int] | None = None
     envs: list[str] = field(default_factory=list)
     issues: list[DataIssue] = field(default_factory=list)
+    members: list[RunMember] = field(default_factory=list)
+    group: str | None = None  # why members were grouped: "wandb group X", "run id prefix X", ...
+    observations_combined: int = 0  # points merged into another of the same key and step
 
 
 @dataclass
@@ -79,9 +98,13 @@ def load(
     reader: str = "native",
     wandb_runs: Iterable[str] = (),
     progress: Progress | None = None,
+    group: str | None = None,
 ) -> Ingest:
     """Read every run under `logdir` (and each online `ENTITY/PROJECT/RUN_ID`) into one frame.
 
+    `group`: a regex; sources whose name (or W&B run id / name) it matches with the same value
+    (its `group` named group, else the whole match) are one run. W&B groups, Marin rollout
+    workers (`{id}-rollout-{i}`) and offline resumes of one run id are grouped without it.
     Raises InputError when nothing at all could be read; anything partly readable is read and
     what was not becomes a DataIssue on its run (or on the Ingest for folder-level problems).
     """
@@ -91,6 +114,7 @@ def load(
         raise ConfigError(f"unknown reader {reader!r} (known: {', '.join(READERS)})")
     forced = resolve_profile(profile, config)
     profiles = all_profiles(config.user_profiles)
+    grouper = compile_user_regex("--group", group) if group else None
     sources: list[RunSource] = []
     issues: list[DataIssue] = []
     root = ""
@@ -109,37 +133,164 @@ def load(
             f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*) "
             "or W&B run files (run-*.wandb)")
 
-    builder = FrameBuilder()
-    infos: list[RunInfo] = []
+    results: list[SourceResult] = []
     for done, source in enumerate(sources):
         if progress:
             progress(done, len(sources), source.name)
-        raw = _read(source, reader)
-        chosen, counts = (forced, {}) if forced else detect_profile(raw.tags, profiles)
-        run_issues, stats = builder.add(raw, chosen, source.name)
-        perf = config["performance_metric"] or (chosen.performance_metric if chosen else None)
-        infos.append(RunInfo(
-            name=source.name, source=source.source, path=source.path,
-            profile=chosen.name if chosen else None, profile_counts=counts, performance_metric=perf,
-            points_read=stats["points_read"], tags=stats["tags"], unclaimed_tags=stats["unclaimed_tags"],
-            issues=raw.issues + run_issues,
-        ))
-        if chosen is None and len(raw):
-            infos[-1].issues.append(DataIssue(
-                "no_profile", source.name,
-                f"no profile recognises any of its {len(raw.tags)} tag(s); try --profile or a user "
-                "profile in the config"))
-        del raw
+        results.append(_ingest_one(source, reader, forced, profiles))
     if progress:
         progress(len(sources), len(sources), "")
-    frame, duplicates = builder.build()
-    _fill_stats(frame, infos, duplicates)
+    builder = FrameBuilder()
+    infos = []
+    for members, grouped in group_sources(results, grouper):
+        info = _merge_infos(members, grouped, config)
+        for origin, result in enumerate(members):
+            if result.points is not None:
+                builder.add(info.name, result.points, _origin(members, origin))
+            result.points = None
+        infos.append(info)
+    frame, duplicates, combined = builder.build()
+    _fill_stats(frame, infos, duplicates, combined)
     if frame.empty and all(info.points_read == 0 for info in infos):
         first = next((i for info in infos for i in info.issues), None) or (issues[0] if issues else None)
         why = f": {first.path}: {first.detail}" if first else ""
         raise InputError(f"no readable points in {len(infos)} run(s) under {logdir or 'the given runs'}{why}")
     return Ingest(root, frame, infos, issues, config)
 
+
+@dataclass
+class SourceResult:
+    """One source read and mapped: its points (None when it could not be read) and its info."""
+
+    source: RunSource
+    info: RunInfo
+    points: RunPoints | None
+    meta: dict = field(default_factory=dict)
+
+
+def _ingest_one(source: RunSource, reader: str, forced: Profile | None,
+                profiles: dict[str, Profile]) -> SourceResult:
+    """Read and profile one RunSource. Any unexpected error costs this source only (`read_error`).
+
+    Pure function of its arguments with a picklable result, so sources can be read in parallel.
+    """
+    info = RunInfo(name=source.name, source=source.source, path=source.path, profile=None)
+    try:
+        raw = _read(source, reader)
+        label = run_label(source, raw.meta)
+        chosen, counts = (forced, {}) if forced else detect_profile(raw.tags, profiles, label)
+        points, run_issues, stats = map_run(raw, chosen, source.name, label)
+    except Exception as err:  # noqa: BLE001 - a reader bug or a hostile file must not end the scan
+        info.issues.append(DataIssue(
+            "read_error", source.name,
+            f"could not be read: {type(err).__name__}: {str(err)[:200]}; its points are not in the frame"))
+        return SourceResult(source, info, None)
+    info.profile = chosen.name if chosen else None
+    info.profile_counts = counts
+    info.points_read, info.tags = stats["points_read"], stats["tags"]
+    info.unclaimed_tags = stats["unclaimed_tags"]
+    info.issues = raw.issues + run_issues
+    if chosen is None and len(raw):
+        info.issues.append(DataIssue(
+            "no_profile", source.name,
+            f"no profile recognises any of its {len(raw.tags)} tag(s); try --profile or a user "
+            "profile in the config"))
+    return SourceResult(source, info, points, dict(raw.meta))
+
+
+_ATROPOS_RUN_NAME = re.compile(r"^(?P<env>.+)-\d{4}-\d{2}-\d{2}-[a-z0-9]{6}$")  # base.py:1270-1272
+_ROLLOUT_WORKER = re.compile(r"^(?P<group>.+)-rollout-\d+$")  # Marin: one W&B run per rollout worker
+
+
+def run_label(source: RunSource, meta: dict) -> str:
+    """The run's own name, for profiles whose env is the run (Atropos process mode)."""
+    name = meta.get("name") or meta.get("run_id")
+    if name:
+        m = _ATROPOS_RUN_NAME.match(name)
+        return m.group("env") if m else name
+    return os.path.basename(source.path.rstrip("/\\")) or source.name
+
+
+def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[SourceResult], tuple | None]]:
+    """Sources of one experiment together, in reading order, with (label, why) for real groups."""
+    groups: dict[tuple, list[SourceResult]] = {}
+    why: dict[tuple, tuple[str, str] | None] = {}
+    for result in results:
+        key, reason = _group_key(result, grouper)
+        groups.setdefault(key, []).append(result)
+        why.setdefault(key, reason)
+    return [(members, why[key] if len(members) > 1 else None) for key, members in groups.items()]
+
+
+def _group_key(result: SourceResult, grouper) -> tuple[tuple, tuple[str, str] | None]:
+    """(grouping key, (group label, why)) of one source; the key is unique when it has no group."""
+    meta, source = result.meta, result.source
+    ids = [x for x in (meta.get("run_id"), meta.get("name")) if x]
+    if grouper is not None:
+        for text in (source.name, *ids):
+            m = grouper.match(text)
+            if m is not None:
+                value = m.groupdict().get("group") or m.group(0)
+                return ("pattern", value), (value, f"matched by --group: {value}")
+    if meta.get("group"):
+        return ("wandb-group", meta["group"]), (meta["group"], f"W&B group {meta['group']}")
+    for text in ids:
+        m = _ROLLOUT_WORKER.match(text)
+        if m:
+            value = m.group("group")
+            return ("rollout", value), (value, f"Marin rollout workers {value}-rollout-*")
+    if source.source == "wandb" and meta.get("run_id"):  # offline resumes: one id, several folders
+        run_id = meta["run_id"]
+        return ("resume", os.path.dirname(source.path), run_id), (None, f"W&B run {run_id}, resumed")
+    return ("source", source.name, source.source), None
+
+
+def _origin(members: list[SourceResult], index: int) -> int:
+    """Members that are one W&B run (a resume) share an origin: their overlap is duplicates."""
+    run_id = members[index].meta.get("run_id")
+    if run_id is None:
+        return index
+    for i, member in enumerate(members):
+        if member.meta.get("run_id") == run_id:
+            return i
+    return index
+
+
+def _merge_infos(members: list[SourceResult], grouped: tuple | None, config: Config) -> RunInfo:
+    """One RunInfo for a run (a single source, or a group of them, named `{common folder}/{label}`;
+    a resumed run keeps its first folder's name)."""
+    infos = [m.info for m in members]
+    first = infos[0]
+    profiles = list(dict.fromkeys(i.profile for i in infos if i.profile))
+    if len(members) == 1:
+        info = first
+    else:
+        label, why = grouped
+        names = [m.source.name for m in members]
+        dirs = [posixpath.dirname(n.removesuffix(" [wandb]")) for n in names]
+        parent = posixpath.commonpath(dirs) if all(dirs) else ""
+        if label is None or why.startswith("matched by --group"):
+            name = label or first.name
+        else:
+            name = f"{parent}/{label}" if parent not in ("", ".") else label
+        paths = [m.source.path for m in members]
+        info = RunInfo(
+            name=name,
+            source="+".join(dict.fromkeys(i.source for i in infos)),
+            path=os.path.commonpath(paths) if all(os.path.isabs(p) for p in paths) else paths[0],
+            profile="+".join(profiles) or None,
+            points_read=sum(i.points_read for i in infos), tags=sum(i.tags for i in infos),
+            unclaimed_tags=sorted({t for i in infos for t in i.unclaimed_tags}),
+            issues=[issue for i in infos for issue in i.issues], group=why,
+        )
+        for i in infos:
+            for name, count in i.profile_counts.items():
+                info.profile_counts[name] = info.profile_counts.get(name, 0) + count
+    info.members = [RunMember(m.source.name, m.source.source, m.source.path, m.source.files, m.info.profile,
+                              m.meta.get("run_id"), m.info.points_read) for m in members]
+    chosen = all_profiles(config.user_profiles).get(profiles[0]) if profiles else None
+    info.performance_metric = config["performance_metric"] or (chosen.performance_metric if chosen else None)
+    return info
 
 
 def _read(source: RunSource, reader: str) -> RawRun:
@@ -150,7 +301,8 @@ def _read(source: RunSource, reader: str) -> RawRun:
     return read_run(source, reader)
 
 
-def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str, int]) -> None:
+def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str, int],
+                combined: dict[str, int]) -> None:
     if not frame.empty:
         grouped = frame.groupby("run", observed=True)
         sizes = grouped.size()
@@ -163,8 +315,9 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
             info.step_range = (int(steps.loc[info.name, "min"]), int(steps.loc[info.name, "max"]))
             info.points_per_split = {str(s): int(c) for s, c in per_split[info.name].items()}
             info.envs = sorted(str(e) for e in envs[info.name])
+        info.observations_combined = combined.get(info.name, 0)
         if duplicates.get(info.name):
             info.issues.append(DataIssue(
                 "duplicate_points", info.name,
-                f"{duplicates[info.name]} point(s) were written more than once for the same key and "
-                "step (restart or resumed run); the last write was kept"))
+                f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
+                "later file of the same run (restart or resumed run); the last write was kept"))

@@ -42,7 +42,9 @@ class RawRun:
     `tag_code[i]` indexes `tags`. `row` is the W&B history row of each point (empty for TensorBoard,
     where every point has its own step); profiles whose step axis is another column use it to find
     the step key logged in the same row. `text_points` keeps string values as (tag, step, row, text)
-    because state series may be logged as words.
+    because state series may be logged as words. `meta` holds what a reader learnt about the run
+    itself (W&B: `run_id`, `group`, `name`, `config_name`, and `step_metrics`, the
+    `define_metric(name_or_glob, step_metric=...)` definitions as (glob, step key) pairs).
     """
 
     source: RunSource
@@ -54,6 +56,7 @@ class RawRun:
     row: array = field(default_factory=lambda: array("q"))
     text_points: list[tuple[str, int, int, str]] = field(default_factory=list)
     issues: list[DataIssue] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
     _tag_index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def code_for(self, tag: str) -> int:

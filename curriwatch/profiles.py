@@ -11,6 +11,18 @@ from dataclasses import dataclass, field
 
 from .errors import ConfigError
 
+try:  # user regexes run on untrusted tags: re2 matches in linear time
+    import re2 as _re2
+
+    _RE2_OPTIONS = _re2.Options()
+    _RE2_OPTIONS.log_errors = False
+except ImportError:  # pragma: no cover - google-re2 is a dependency; this is the bounded fallback
+    _re2 = None
+
+MAX_USER_TAG = 1000  # without re2, longer tags are not offered to user regexes
+# A quantified group that itself holds a quantifier: exponential backtracking in Python's `re`.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
+
 SPLITS = ("train", "eval", "state", "micro_eval")
 _SPLIT_ALIASES = {
     "train": "train", "training": "train", "rollout": "train",
@@ -23,16 +35,19 @@ _SPLIT_ALIASES = {
 class TagPattern:
     """One regex with a named group `env`; split and metric come from fixed values or groups."""
 
-    regex: re.Pattern
+    regex: object  # re.Pattern, or an re2 pattern for user regexes
     split: str | None = None  # fixed split, else the `split` group (aliases allowed)
     metric: str | None = None  # fixed metric, else the `metric` group
+    env_from_run: bool = False  # no `env` group: the env is the run's own label (its W&B name)
 
-    def match(self, tag: str) -> tuple[str, str, str] | None:
+    def match(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         m = self.regex.match(tag)
         if m is None:
             return None
         groups = m.groupdict()
-        env = groups.get("env")
+        env = run_label if self.env_from_run else groups.get("env")
+        if env and groups.get("sub"):
+            env = f"{env}/{groups['sub']}"
         split = self.split or _SPLIT_ALIASES.get((groups.get("split") or "").lower())
         metric = self.metric or groups.get("metric")
         if not env or not split or not metric:
@@ -42,7 +57,15 @@ class TagPattern:
 
 @dataclass(frozen=True)
 class Profile:
-    """A key convention. `step_keys`: history columns holding the real step, first found wins."""
+    """A key convention.
+
+    step_keys: history columns holding the real step, first found wins (a negative value, like
+    Marin's `weight_step = -1` for the initial weights, gives way to the next key); with
+    `step_fill`, a row with none takes the last step seen in the run's earlier rows.
+    count_metric: the metric holding each point's observation count (its weight when several
+    observations share a step). ignore: tags that are neither claimed nor reported as unclaimed
+    (aggregates such as `env/all/...`, W&B table metadata).
+    """
 
     name: str
     patterns: tuple[TagPattern, ...]
@@ -50,17 +73,37 @@ class Profile:
     step_keys: tuple[str, ...] = ()
     description: str = ""
     builtin: bool = field(default=True, compare=False)
+    count_metric: str | None = None
+    ignore: tuple = ()
+    step_fill: bool = False
+    level_metric: str | None = None  # a metric of env E holding its current level: E/level_{L} get states
 
-    def classify(self, tag: str) -> tuple[str, str, str] | None:
+    def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         for pattern in self.patterns:
-            hit = pattern.match(tag)
+            hit = pattern.match(tag, run_label)
             if hit is not None:
                 return hit
         return None
 
+    def ignores(self, tag: str) -> bool:
+        return any(r.match(tag) for r in self.ignore)
 
-def _p(regex: str, split: str | None = None, metric: str | None = None) -> TagPattern:
-    return TagPattern(re.compile(regex), split, metric)
+
+def _p(regex: str, split: str | None = None, metric: str | None = None, *, from_run: bool = False) -> TagPattern:
+    return TagPattern(re.compile(regex), split, metric, from_run)
+
+
+# Atropos (NousResearch/atropos). Env servers prefix every key with the registered wandb name
+# `{env}_{n}` (atroposlib/envs/base.py:682-685, `f"{self.wandb_prepend}_{k}"`), logged with
+# step=self.curr_step (base.py:687). `process`/`evaluate` modes call wandb.init(name=
+# f"{self.name}-{date}-{id}") without any prefix (base.py:1270-1279), so keys are bare
+# (`train/percent_correct`, `eval/percent_correct`) and the env is the run's name. Curriculum
+# envs log `train/level_{L}_correct`, `train/level_{L}_count`, `curriculum/current_level`
+# (environments/infinimath/infinimath_env.py:219-230); each level becomes env `{env}/level_{L}`.
+_ATROPOS_PREFIX = r"^(?P<env>.+)_\d+_"
+# The difficulty scheduler and the level curriculum's own keys (curriculum/…), bare or prefixed.
+_ATROPOS_CURRICULUM = (r"curriculum/(?:current_level(?:_success_rate)?|threshold_to_advance|max_level|"
+                       r"progress_percent|items_tracked|(?:mean|min|max)_difficulty|total_updates|bin_\d+_count)$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -77,12 +120,29 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             step_keys=("inference.weight_step", "inference.train_step"),
             description="Marin RL: inference.rollout|eval|micro_eval/{lesson}/{metric}; step from "
             "inference.weight_step / inference.train_step",
+            count_metric="total_count",
+            # W&B tables (Marin's sample_table) flatten into nrows/ncols/size/... leaves: not metrics.
+            ignore=(re.compile(r"^inference\.(?:rollout|eval|micro_eval)/.+/sample_table(?:[./].*)?$"),),
+            step_fill=True,
         ),
         Profile(
             "atropos",
-            (_p(r"^(?P<env>.+)_\d+_(?P<split>train|eval)/(?P<metric>.+)$"),),
+            (
+                _p(_ATROPOS_PREFIX + r"(?P<split>train|eval)/(?P<sub>level_\d+)_correct$", metric="percent_correct"),
+                _p(_ATROPOS_PREFIX + r"(?P<split>train|eval)/(?P<sub>level_\d+)_count$", metric="count"),
+                _p(_ATROPOS_PREFIX + r"(?P<metric>" + _ATROPOS_CURRICULUM[:-1] + r")$", "train"),
+                _p(r"^(?P<env>.+?)_\d+_(?P<split>train|eval)/(?P<metric>.+)$"),
+                _p(r"^(?P<split>train|eval)/(?P<sub>level_\d+)_correct$", metric="percent_correct", from_run=True),
+                _p(r"^(?P<split>train|eval)/(?P<sub>level_\d+)_count$", metric="count", from_run=True),
+                _p(r"^(?P<metric>" + _ATROPOS_CURRICULUM[:-1] + r")$", "train", from_run=True),
+                _p(r"^(?P<split>train|eval)/(?P<metric>percent_correct)$", from_run=True),
+            ),
             performance_metric="percent_correct",
-            description="Atropos: {env}_{n}_train|eval/{metric}",
+            count_metric="count",
+            level_metric="curriculum/current_level",
+            description="Atropos: {env}_{n}_train|eval/{metric}; bare train|eval/percent_correct (env = "
+            "the W&B run's name); train/level_{L}_correct -> env {env}/level_{L}; curriculum/* -> "
+            "metrics of the env",
         ),
         Profile(
             "roll",
@@ -92,7 +152,9 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 _p(r"^env/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
             ),
             performance_metric="success",
-            description="ROLL agentic: env/{tag}/{k} train, val/env/{tag}/{k} and val/{tag}/score/* eval",
+            description="ROLL agentic / tinker-cookbook: env/{tag}/{k} train, val/env/{tag}/{k} and "
+            "val/{tag}/score/* eval; env/all/... is the aggregate over envs, not an env",
+            ignore=(re.compile(r"^(?:val/)?env/all/"), re.compile(r"^val/all/score/")),
         ),
         Profile(
             "generic",
@@ -110,10 +172,12 @@ BUILTIN_PROFILES: dict[str, Profile] = {
 
 def profile_from_config(name: str, spec: dict) -> Profile:
     """A user profile from its YAML block; errors name the profile and the key at fault."""
+    if not isinstance(name, str):
+        raise ConfigError(f"profiles: profile names must be strings, got {type(name).__name__} {short(name)}")
     where = f"profiles.{name}"
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a mapping, got {type(spec).__name__}")
-    allowed = {"patterns", "performance_metric", "step_key", "description"}
+    allowed = {"patterns", "performance_metric", "step_key", "description", "count_metric"}
     for key in spec:
         if key not in allowed:
             raise ConfigError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(allowed))})")
@@ -128,7 +192,14 @@ def profile_from_config(name: str, spec: dict) -> Profile:
     step_keys = [step_key] if isinstance(step_key, str) else step_key
     if not isinstance(step_keys, list) or not all(isinstance(k, str) for k in step_keys):
         raise ConfigError(f"{where}.step_key: expected a key name or a list of key names")
-    return Profile(name, compiled, perf, tuple(step_keys), str(spec.get("description", "")), builtin=False)
+    count = spec.get("count_metric")
+    if count is not None and not isinstance(count, str):
+        raise ConfigError(f"{where}.count_metric: expected the name of a metric (a string)")
+    description = spec.get("description", "")
+    if not isinstance(description, str):
+        raise ConfigError(f"{where}.description: expected a string")
+    return Profile(name, compiled, perf, tuple(step_keys), description[:500], builtin=False,
+                   count_metric=count)
 
 
 def _pattern_from_config(where: str, spec) -> TagPattern:
@@ -142,17 +213,14 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
     text = spec.get("regex")
     if not isinstance(text, str):
         raise ConfigError(f"{where}.regex: expected a regular expression string")
-    try:
-        regex = re.compile(text)
-    except re.error as err:
-        raise ConfigError(f"{where}.regex: does not compile ({err}): {text!r}") from None
+    regex = compile_user_regex(where + ".regex", text)
     groups = regex.groupindex
     if "env" not in groups:
-        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...): {text!r}")
+        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...): {short(text)}")
     split = spec.get("split")
     if split is not None:
-        if split not in _SPLIT_ALIASES:
-            raise ConfigError(f"{where}.split: {split!r} is not one of {', '.join(SPLITS)}")
+        if not isinstance(split, str) or split not in _SPLIT_ALIASES:
+            raise ConfigError(f"{where}.split: {short(split)} is not one of {', '.join(SPLITS)}")
         split = _SPLIT_ALIASES[split]
     elif "split" not in groups:
         raise ConfigError(f"{where}: give `split:` or a named group (?P<split>...) in the regex")
@@ -164,6 +232,45 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
     return TagPattern(regex, split, metric)
 
 
+def compile_user_regex(where: str, text: str):
+    """A user regex that matches in linear time (re2), or a ConfigError naming `where`."""
+    if len(text) > 2000:
+        raise ConfigError(f"{where}: longer than 2000 characters")
+    if _re2 is not None:
+        try:
+            return _re2.compile(text, _RE2_OPTIONS)
+        except Exception as err:  # re2 has no backreferences or lookaround
+            why = str(err.args[0].decode() if err.args and isinstance(err.args[0], bytes) else err)[:100]
+            raise ConfigError(f"{where}: does not compile as a linear-time (RE2) regex ({why}): "
+                              f"{short(text)}") from None
+    if _NESTED_QUANTIFIER.search(text):
+        raise ConfigError(f"{where}: nested quantifiers can backtrack exponentially: {short(text)}")
+    try:
+        return _BoundedRegex(re.compile(text))
+    except re.error as err:
+        raise ConfigError(f"{where}: does not compile ({err}): {short(text)}") from None
+
+
+@dataclass(frozen=True)
+class _BoundedRegex:
+    """Without re2: Python's `re`, never offered tags longer than MAX_USER_TAG."""
+
+    regex: re.Pattern
+
+    @property
+    def groupindex(self):
+        return self.regex.groupindex
+
+    def match(self, tag: str):
+        return self.regex.match(tag) if len(tag) <= MAX_USER_TAG else None
+
+
+def short(value, limit: int = 80) -> str:
+    """repr() cut to `limit` characters, so an error line stays one short line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
 def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
     """User profiles first (they win detection ties), then the built-ins they do not replace."""
     merged = dict(user or {})
@@ -172,9 +279,10 @@ def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
     return merged
 
 
-def detect_profile(tags: list[str], profiles: dict[str, Profile]) -> tuple[Profile | None, dict[str, int]]:
+def detect_profile(tags: list[str], profiles: dict[str, Profile],
+                   run_label: str = "run") -> tuple[Profile | None, dict[str, int]]:
     """The profile claiming the most tags (first in order on ties) and every profile's count."""
-    counts = {name: sum(1 for t in tags if p.classify(t) is not None) for name, p in profiles.items()}
+    counts = {name: sum(1 for t in tags if p.classify(t, run_label) is not None) for name, p in profiles.items()}
     best = max(profiles, key=lambda name: counts[name], default=None)
     if best is None or counts[best] == 0:
         return None, counts

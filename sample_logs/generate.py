@@ -1,6 +1,7 @@
 """Regenerate curriwatch's sample logs with the real writers (tensorboardX, wandb offline).
 
     python sample_logs/generate.py            # rewrites sample_logs/{generic,roll,marin} + injected.json
+    python sample_logs/generate.py --only marin_grouped   # writes only that run, updates its manifest entry
 
 Three runs, each a small simulated curriculum whose logged values are binomial success rates
 (n = BATCH) around a known "true" curve, with a fixed seed:
@@ -13,6 +14,11 @@ Three runs, each a small simulated curriculum whose logged values are binomial s
 * marin/wandb/offline-run-20261101_120000-cw0marin
                                W&B offline run, Marin keys logged without step= (the step is in
                                inference.weight_step / inference.train_step); no state series
+* marin_grouped/wandb/offline-run-20261101_130000-cw1marin-rollout-{0,1}
+                               one Marin experiment, two rollout workers (one W&B run each, read as
+                               one run `marin_grouped/wandb/cw1marin`); a slow trainer: each worker
+                               logs two batches (total_count 32) per inference.weight_step; only
+                               worker 0 runs evals and micro-evals (no train_step in those rows)
 
 Injected into every run (step numbers per run are in INJECTED below and in injected.json):
 
@@ -206,6 +212,76 @@ def write_marin(out: Path, rng) -> dict:
                      last_step=last, states="inferred")
 
 
+MARIN_GROUPED = [
+    Env("counting", "healthy", unlock=0, graduate=2800, span=600),
+    Env("copying", "regress", unlock=0, graduate=3000, onset=4400, span=700),
+    Env("spelling", "late", unlock=2000, graduate=5000, span=700),
+]
+
+
+def write_marin_grouped(out: Path, rng) -> dict:
+    """Two rollout workers of one experiment, as Marin's rollout worker logs them.
+
+    Marin (lib/marin/src/marin/rl/rollout_worker.py) makes one W&B run per worker,
+    `{run_id}-rollout-{i}`, and logs with tracker.log(...) without step=; the batch's lesson
+    metrics carry `total_count` and the row carries `inference.weight_step`. Only worker 0 runs
+    evals (`inference.train_step` in the row) and micro-evals (no step column in the row).
+    """
+    os.environ.setdefault("WANDB_SILENT", "true")
+    import wandb
+
+    last = 6000
+    run_id = "cw1marin"
+    for worker in (0, 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            wid = f"{run_id}-rollout-{worker}"
+            run = wandb.init(project="curriwatch-sample", id=wid, mode="offline", dir=tmp,
+                             settings=wandb.Settings(x_disable_stats=True, console="off"))
+            turn = worker
+            for step in range(0, last + 1, 20):
+                active = [e for e in MARIN_GROUPED if e.state(step) == 1]
+                if active:
+                    env = active[turn % len(active)]
+                    turn += 1
+                    p = env.true_p(step, rng)
+                    run.log({
+                        f"inference.rollout/{env.name}/success_rate": float(rng.binomial(BATCH // 2, p) / (BATCH // 2)),
+                        f"inference.rollout/{env.name}/total_count": BATCH // 2,
+                        "inference.weight_step": step - step % 40,  # the trainer publishes every 40 steps
+                    })
+                    if worker == 0 and step % 200 == 100:
+                        run.log({f"inference.micro_eval/{env.name}/success_rate": observe(p, rng)})
+                if worker == 0 and step % 100 == 0:
+                    row = {"inference.train_step": step}
+                    for env in MARIN_GROUPED:
+                        row[f"inference.eval/{env.name}/success_rate"] = observe(env.true_p(step, rng), rng)
+                    run.log(row)
+            run.finish()
+            src = next(Path(tmp).glob(f"wandb/offline-run-*-{wid}/run-{wid}.wandb"))
+            dest = out / "marin_grouped" / "wandb" / f"offline-run-20261101_130000-{wid}" / src.name
+            _copy_when_complete(src, dest)
+    return _manifest(f"marin_grouped/wandb/{run_id}", MARIN_GROUPED, eval_every=100, last_step=last,
+                     states="inferred")
+
+
+def _copy_when_complete(src: Path, dest: Path) -> None:
+    """wandb's service may still be writing after finish(): copy once the exit record is there."""
+    import time
+
+    from wandb.proto import wandb_internal_pb2
+
+    sys.path.insert(0, str(HERE.parent))
+    from curriwatch.readers.leveldb_log import LogReport, iter_log_records
+
+    for _ in range(600):
+        records = iter_log_records(src.read_bytes(), LogReport())
+        if any(wandb_internal_pb2.Record.FromString(p).HasField("exit") for _o, p in records):
+            break
+        time.sleep(0.1)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+
+
 EXPECTED = {
     "regress": "graduated_regression",
     "stagnant": "training_stagnation",
@@ -224,7 +300,25 @@ def _manifest(run: str, envs: list[Env], eval_every: int, last_step: int, states
     }
 
 
-INJECTED = {"generic": GENERIC, "roll": ROLL, "marin": MARIN}
+INJECTED = {"generic": GENERIC, "roll": ROLL, "marin": MARIN, "marin_grouped": MARIN_GROUPED}
+ONLY = {"marin_grouped": write_marin_grouped}  # runs that can be (re)written alone
+
+
+def _rng_for(name: str) -> np.random.Generator:
+    return np.random.default_rng([SEED, sum(map(ord, name))])
+
+
+def only(name: str, out: Path = HERE) -> None:
+    """Write one run alone (seeded by its name) and update its entry in injected.json."""
+    rng = _rng_for(name)
+    shutil.rmtree(out / name, ignore_errors=True)
+    entry = ONLY[name](out, rng)
+    manifest = out / "injected.json"
+    runs = json.loads(manifest.read_text())["runs"] if manifest.exists() else []
+    runs = [r for r in runs if r["run"] != entry["run"]] + [entry]
+    manifest.write_text(json.dumps({"runs": runs}, indent=2) + "\n")
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"wrote {entry['run']} under {out} ({total / 1e6:.2f} MB in all)", file=sys.stderr)
 
 
 def main(out: Path = HERE) -> None:
@@ -232,10 +326,17 @@ def main(out: Path = HERE) -> None:
     for sub in ("generic", "roll", "marin"):
         shutil.rmtree(out / sub, ignore_errors=True)
     runs = [write_generic(out, rng), write_roll(out, rng), write_marin(out, rng)]
+    for name, write in ONLY.items():
+        shutil.rmtree(out / name, ignore_errors=True)
+        runs.append(write(out, _rng_for(name)))
     (out / "injected.json").write_text(json.dumps({"runs": runs}, indent=2) + "\n")
     total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
     print(f"wrote {len(runs)} runs under {out} ({total / 1e6:.2f} MB in all)", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)
+    args = sys.argv[1:]
+    if args[:1] == ["--only"]:
+        only(args[1], Path(args[2]) if len(args) > 2 else HERE)
+    else:
+        main(Path(args[0]) if args else HERE)

@@ -10,6 +10,10 @@ os.environ.setdefault("WANDB_MODE", "offline")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_LOGS = ROOT / "sample_logs"
+# One manifest entry per sample run (sample_logs/injected.json): tests count runs and envs from it.
+SAMPLE_RUNS = __import__("json").loads((SAMPLE_LOGS / "injected.json").read_text())["runs"]
+N_SAMPLE_RUNS = len(SAMPLE_RUNS)
+N_SAMPLE_ENVS = sum(len(r["envs"]) for r in SAMPLE_RUNS)
 
 
 @pytest.fixture

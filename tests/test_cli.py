@@ -45,7 +45,7 @@ def test_scan_sample_logs_prints_every_run_and_writes_nothing(sample_logs):
                 "marin/wandb/offline-run-20261101_120000-cw0marin"):
         assert run in result.stdout
     for profile in ("generic", "roll", "marin"):
-        assert f"profile {profile} " in result.stdout
+        assert f"{profile} profile" in result.stdout
     assert "\x1b[" not in result.stdout
     assert tree_fingerprint(sample_logs) == before
 

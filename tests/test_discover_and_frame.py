@@ -38,10 +38,11 @@ def test_frame_shape_types_and_order(tmp_path):
     write_tb(tmp_path / "r2", {"train/b/reward": [(s, -s) for s in (5, 1, 3)], "eval/a/reward": [(2, 0.5)]})
     write_tb(tmp_path / "r1", {"train/z/reward": [(1, 1.0)], "curriculum/z/state": [(0, 1)]})
     frame = curriwatch.load(tmp_path).frame
-    assert list(frame.columns) == ["run", "env_id", "split", "metric", "step", "value", "wall_time"]
+    assert list(frame.columns) == ["run", "env_id", "split", "metric", "step", "value", "wall_time", "count"]
     for column in ("run", "env_id", "split", "metric"):
         assert isinstance(frame[column].dtype, pd.CategoricalDtype)
     assert frame.step.dtype == np.int64 and frame.value.dtype == np.float64 and frame.wall_time.dtype == np.float64
+    assert frame["count"].dtype == np.float64 and frame["count"].isna().all()  # no count metric logged
     keys = list(zip(frame.run.astype(str), frame.env_id.astype(str), frame.split.astype(str),
                     frame.metric.astype(str), frame.step))
     assert keys == sorted(keys)

@@ -27,8 +27,11 @@ def test_file_is_self_contained_and_small(sample_html):
     assert sample_html.stat().st_size < 5_000_000
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)  # nothing fetched from a network
     assert "<script src" not in text and "<link " not in text
-    assert text.count('class="env-chart"') == 15
-    assert text.count('class="state-diagram"') == 3 and text.count('class="incident-timeline"') == 3
+    from conftest import N_SAMPLE_ENVS, N_SAMPLE_RUNS
+
+    assert text.count('class="env-chart"') == N_SAMPLE_ENVS
+    assert text.count('class="state-diagram"') == N_SAMPLE_RUNS
+    assert text.count('class="incident-timeline"') == N_SAMPLE_RUNS
     # every incident links to its env's chart, and that chart exists
     for target in set(re.findall(r'href="#(chart-[^"]+)"', text)):
         assert f'id="{target}"' in text
@@ -40,10 +43,12 @@ def test_charts_render_in_headless_chromium(sample_html, tmp_path):
     dom = chromium.dump_dom(sample_html)
     data = chromium.body_data(dom)
     assert "errors" not in data, data["errors"]
-    assert data.get("charts") == "15"  # the script ran over every chart without an error
-    assert len(re.findall(r"<svg class=\"env-chart\"", dom)) == 15
-    assert len(re.findall(r"<polyline class=\"eval\"", dom)) == 15
-    assert len(re.findall(r"<rect class=\"incident-shade\"", dom)) == 18  # every incident shaded on its chart
+    from conftest import N_SAMPLE_ENVS, N_SAMPLE_RUNS
+
+    assert data.get("charts") == str(N_SAMPLE_ENVS)  # the script ran over every chart without an error
+    assert len(re.findall(r"<svg class=\"env-chart\"", dom)) == N_SAMPLE_ENVS
+    assert len(re.findall(r"<polyline class=\"eval\"", dom)) == N_SAMPLE_ENVS
+    assert len(re.findall(r"<rect class=\"incident-shade\"", dom)) == 18 + N_SAMPLE_RUNS - 3  # every incident (18 in the first three runs, one per other run) shaded on its chart
     png = tmp_path / "shot.png"
     chromium.screenshot(sample_html, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

@@ -35,7 +35,7 @@ def test_marin_steps_come_from_weight_step_and_train_step_columns(tmp_path):
     assert series_of(frame, "sorting", "eval", "success_rate") == [(10 * i + 1, 0.2 + i / 100) for i in (3, 7, 11)]
     assert series_of(frame, "sorting", "micro_eval", "success_rate") == [(10 * i + 2, 0.3) for i in (3, 7, 11)]
     assert set(frame.env_id) == {"addition", "sorting"}
-    assert "_runtime" in info.unclaimed_tags and "inference.weight_step" not in info.unclaimed_tags
+    assert "_runtime" not in info.unclaimed_tags and "inference.weight_step" not in info.unclaimed_tags
 
 
 def test_atropos_env_id_drops_the_instance_number(tmp_path):

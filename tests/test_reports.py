@@ -38,9 +38,13 @@ def test_json_validates_against_the_shipped_schema(sample_json):
     schema = json.loads(runner.invoke(app, ["schema"]).stdout)
     jsonschema.validate(sample_json, schema)
     assert sample_json["schema_version"] == 1
-    assert sample_json["summary"] == {"runs": 3, "environments": 15, "health_status": "critical",
-                                      "status_reason": None, "unknown": {"runs": 0, "environments": 0},
-                                      "warnings": {"critical": 3, "warning": 9, "info": 6}}
+    from conftest import N_SAMPLE_ENVS, N_SAMPLE_RUNS
+
+    # every sample run holds one regressed env (critical); the three first hold the warnings
+    assert sample_json["summary"] == {"runs": N_SAMPLE_RUNS, "environments": N_SAMPLE_ENVS,
+                                      "health_status": "critical", "status_reason": None,
+                                      "unknown": {"runs": 0, "environments": 0},
+                                      "warnings": {"critical": N_SAMPLE_RUNS, "warning": 9, "info": 6}}
     broken = json.loads(json.dumps(sample_json))
     broken["runs"][0]["warnings"][0]["severity"] = "fatal"
     with pytest.raises(jsonschema.ValidationError):
@@ -75,7 +79,9 @@ def test_terminal_report_at_80_columns_without_colour(sample_logs):
         for env in spec["envs"]:
             if env["expected_warning"]:
                 assert re.search(rf"{env['expected_warning']} {env['env_id']} steps \d+", out), env
-    assert out.index("3 runs · critical") < out.index("run generic/curriculum_run")  # overview first
+    from conftest import N_SAMPLE_RUNS
+
+    assert out.index(f"{N_SAMPLE_RUNS} runs · critical") < out.index("run generic/curriculum_run")  # overview first
     assert "· locked  ─ active  ━ graduated  ▲ incident starts" in out
 
 
@@ -98,8 +104,10 @@ def test_markdown_has_overview_env_and_incident_tables(sample_logs, tmp_path):
     md = out.read_text()
     assert md.startswith("## curriwatch: 🔴 critical")
     assert "| run | status | envs | critical | warning | info | data issues |" in md
-    assert md.count("| env | state | train | eval | peak | trend | performance | health |") == 3
-    assert md.count("| severity | type | env | steps | message |") == 3
+    from conftest import N_SAMPLE_RUNS
+
+    assert md.count("| env | state | train | eval | peak | trend | performance | health |") == N_SAMPLE_RUNS
+    assert md.count("| severity | type | env | steps | message |") == N_SAMPLE_RUNS
     assert "| 🔴 critical | graduated_regression | two_digit | 2600..4000 (ongoing) |" in md
 
 

@@ -109,8 +109,26 @@ def test_marin_curriculum_state_json_fixes_the_final_states(tmp_path, sample_log
 def test_incident_table_is_worst_first_and_runs_say_where_states_came_from(sample_logs):
     report = curriwatch.analyze(curriwatch.load(sample_logs, config=curriwatch.load_config(None)))
     table = report.incidents()
-    assert len(table) == sum(report.counts().values()) == 18
+    assert len(table) == sum(report.counts().values()) == 19  # 18 in the first three runs, 1 in marin_grouped
     ranks = table.severity.map({"critical": 2, "warning": 1, "info": 0}).tolist()
     assert ranks == sorted(ranks, reverse=True)
     assert {r.run.split("/")[0]: r.state_sources for r in report.runs} == {
-        "generic": {"logged"}, "roll": {"inferred"}, "marin": {"inferred"}}
+        "generic": {"logged"}, "roll": {"inferred"}, "marin": {"inferred"},
+        "marin_grouped": {"inferred"}}
+
+
+def test_grouped_marin_experiment_is_one_run_of_two_workers(analysed):
+    injected, runs = analysed
+    ingest = curriwatch.load(__import__("conftest").SAMPLE_LOGS / "marin_grouped")
+    (info,) = ingest.runs
+    assert info.name == "wandb/cw1marin" and len(info.members) == 2
+    assert [m.run_id for m in info.members] == ["cw1marin-rollout-0", "cw1marin-rollout-1"]
+    train = ingest.frame[(ingest.frame.split == "train") & (ingest.frame.metric == "success_rate")]
+    # batches of 32 combined per weight step across rows and workers; nothing lost
+    from curriwatch.discover import discover
+    from curriwatch.readers import read_run
+
+    batches = sum(1 for src in discover(ingest.logdir)[0] for tag, _s, _v in read_run(src).points()
+                  if tag.startswith("inference.rollout/") and tag.endswith("/success_rate"))
+    assert train["count"].sum() == 32 * batches and (train["count"] > 32).mean() > 0.5
+    assert "marin_grouped/wandb/cw1marin" in runs

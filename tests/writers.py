@@ -41,15 +41,39 @@ def event_file(folder) -> Path:
     return files[0]
 
 
+def wait_until_complete(path, limit_s: float = 60.0) -> None:
+    """wandb's service may still be writing after finish(): wait for the run's exit record."""
+    import time
+
+    from wandb.proto import wandb_internal_pb2
+
+    from curriwatch.readers.leveldb_log import LogReport, iter_log_records
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        data = Path(path).read_bytes()
+        for _offset, payload in iter_log_records(data, LogReport()):
+            try:
+                if wandb_internal_pb2.Record.FromString(payload).HasField("exit"):
+                    return
+            except Exception:
+                pass
+        time.sleep(0.05)
+    raise AssertionError(f"wandb did not finish writing {path}")
+
+
 def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None, run_id: str = "testrun",
-                crash: bool = False) -> Path:
+                crash: bool = False, group: str | None = None, name: str | None = None,
+                define_metrics: tuple = (), stamp: str = "20260101_000000") -> Path:
     """Log `rows` with wandb in offline mode (optionally with step=), copy the run's `.wandb` file to
     `dest_folder/offline-run-20260101_000000-{run_id}/` and return the file's path."""
     import wandb
 
     with tempfile.TemporaryDirectory() as tmp:
-        run = wandb.init(project="curriwatch-tests", id=run_id, mode="offline", dir=tmp,
+        run = wandb.init(project="curriwatch-tests", id=run_id, mode="offline", dir=tmp, group=group, name=name,
                          settings=wandb.Settings(x_disable_stats=True, console="off"))
+        for glob, step_metric in define_metrics:
+            run.define_metric(glob, step_metric=step_metric)
         for i, row in enumerate(rows):
             if steps is None:
                 run.log(row)
@@ -57,7 +81,8 @@ def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None
                 run.log(row, step=steps[i])
         run.finish()
         src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
-        dest = Path(dest_folder) / f"offline-run-20260101_000000-{run_id}" / src.name
+        wait_until_complete(src)
+        dest = Path(dest_folder) / f"offline-run-{stamp}-{run_id}" / src.name
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
     return dest

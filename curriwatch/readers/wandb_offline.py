@@ -10,6 +10,7 @@ from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreada
 from .leveldb_log import LogReport, check_header, iter_log_records
 
 AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
+_INT64 = 2.0 ** 63
 
 
 def _record_class():
@@ -45,6 +46,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
     codes: dict[str, int] = {}
     non_numeric: dict[str, int] = {}
     undecodable: list[int] = []
+    bad_steps: list[str] = []
     row = max(rows[-1] + 1 if rows else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
     for offset, payload in iter_log_records(data, report):
         try:
@@ -53,6 +55,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             undecodable.append(offset)
             continue
         if not record.HasField("history"):
+            _read_meta(raw.meta, record)
             continue
         history = record.history
         step = history.step.num if history.HasField("step") else None
@@ -71,6 +74,10 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
                     if key == "_timestamp":
                         wall = val
                     elif step is None:
+                        if not (-_INT64 <= val < _INT64):  # 1e30, inf, nan, 2**63: not a step
+                            bad_steps.append(text[:40])
+                            step = _BAD
+                            break
                         step = int(val)
                 continue
             if val is None:
@@ -83,6 +90,8 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
                 non_numeric[key] = non_numeric.get(key, 0) + 1
                 continue
             row_items.append((key, val))
+        if step is _BAD:
+            continue  # this record only; the row counter does not advance
         if step is None:
             step = row
         for key, val in row_items:
@@ -96,7 +105,33 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             rows.append(row)
         raw.text_points.extend((key, step, row, text) for key, text in row_texts)
         row += 1
+    if bad_steps:
+        raw.issues.append(DataIssue(
+            "bad_step", shown,
+            f"{len(bad_steps)} history row(s) had a _step that is not an integer step "
+            f"(e.g. {bad_steps[0]}) and were skipped"))
     _report_issues(raw, shown, len(data), report, non_numeric, undecodable)
+
+
+_BAD = object()
+
+
+def _read_meta(meta: dict, record) -> None:
+    """The run's identity and its define_metric step axes (wandb sdk: Record.run / Record.metric)."""
+    if record.HasField("run"):
+        run = record.run
+        meta.setdefault("run_id", run.run_id)
+        if run.run_group:
+            meta["group"] = run.run_group
+        if run.display_name:
+            meta["name"] = run.display_name
+    elif record.HasField("metric"):
+        metric = record.metric
+        name = metric.glob_name or metric.name
+        if name and metric.step_metric:
+            pairs = meta.setdefault("step_metrics", [])
+            if (name, metric.step_metric) not in pairs:
+                pairs.append((name, metric.step_metric))
 
 
 def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable) -> None:
