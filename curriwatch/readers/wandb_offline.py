@@ -45,6 +45,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
     codes: dict[str, int] = {}
     non_numeric: dict[str, int] = {}
     undecodable: list[int] = []
+    bad_steps: list[int] = []
     row = max(rows[-1] + 1 if rows else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
     for offset, payload in iter_log_records(data, report):
         try:
@@ -59,6 +60,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
         wall = float("nan")
         row_items: list[tuple[str, float]] = []
         row_texts: list[tuple[str, str]] = []
+        bad_step = False
         for item in history.item:
             key = ".".join(item.nested_key) if item.nested_key else item.key
             text = item.value_json
@@ -71,7 +73,8 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
                     if key == "_timestamp":
                         wall = val
                     elif step is None:
-                        step = int(val)
+                        step = _step_value(val)
+                        bad_step = step is None
                 continue
             if val is None:
                 try:
@@ -83,6 +86,10 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
                 non_numeric[key] = non_numeric.get(key, 0) + 1
                 continue
             row_items.append((key, val))
+        if bad_step:  # the row's `_step` is no step: the record is lost, not the scan
+            bad_steps.append(offset)
+            row += 1
+            continue
         if step is None:
             step = row
         for key, val in row_items:
@@ -97,6 +104,21 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
         raw.text_points.extend((key, step, row, text) for key, text in row_texts)
         row += 1
     _report_issues(raw, shown, len(data), report, non_numeric, undecodable)
+    if bad_steps:
+        raw.issues.append(DataIssue(
+            "corrupt_record", shown,
+            f"{len(bad_steps)} history row(s) whose _step is not a whole number in the int64 range "
+            f"were skipped (first at byte {bad_steps[0]})"))
+
+
+_INT64_MAX = 2**63
+
+
+def _step_value(val: float) -> int | None:
+    """A `_step` item as an int64 step, or None when it is not one (NaN, infinite, huge, fractional)."""
+    if not (-_INT64_MAX <= val < _INT64_MAX) or val != int(val):
+        return None
+    return int(val)
 
 
 def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable) -> None:
