@@ -14,6 +14,20 @@ from curriwatch.readers.tfrecord import FramingReport, frame_records
 from writers import event_file, write_tb
 
 
+@pytest.fixture(autouse=True, params=["numpy", "compiled"])
+def scan_path(request, monkeypatch):
+    """Every test here runs on both scan paths: numpy (small files, no numba) and compiled (numba)."""
+    from curriwatch.readers import event_scan, tensorboard
+
+    if request.param == "compiled":
+        if event_scan.numba is None:
+            pytest.skip("numba is not installed: only the numpy path exists here")
+        monkeypatch.setattr(tensorboard, "COMPILED_FROM", 0)
+    else:
+        monkeypatch.setattr(tensorboard, "COMPILED_FROM", 1 << 62)
+    return request.param
+
+
 def formula_series(n_tags=3, n_steps=40):
     return {f"train/env{k}/reward": [(s * 5, math.sin(s / 7 + k) * (k + 1)) for s in range(n_steps)]
             for k in range(n_tags)}

@@ -10,8 +10,8 @@ from tensorboard.compat.proto import types_pb2
 from tensorboard.compat.proto.event_pb2 import Event
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreadable
-from .fast_events import CHUNK, decode_simple_scalars
+from .files import incomplete_tail_issue, mapped, undecodable_issue, unreadable
+from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
 
 # dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)
@@ -95,15 +95,98 @@ def _display(path: str, source: RunSource) -> str:
     return f"{source.name}/{PurePosixPath(rel).as_posix()}" if source.name != "." else PurePosixPath(rel).as_posix()
 
 
+COMPILED_FROM = 1 << 20  # bytes: smaller files are not worth importing numba for
+_CAPACITY = 1 << 18  # records per compiled pass: bounds the per-pass arrays (~15 MB)
+
+
 def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
     try:
-        data = read_bytes(path)
+        with mapped(path) as (data, release):
+            report = FramingReport()
+            undecodable: list[int] = []
+            scan = _compiled_scan() if len(data) >= COMPILED_FROM else None
+            if scan is not None:
+                _read_compiled(raw, data, release, scan, tagger, report, undecodable)
+            else:
+                _read_numpy(raw, data, tagger, report, undecodable)
+            _report(raw, shown, len(data), report, undecodable)
     except OSError as err:
         raw.issues.append(unreadable(shown, err))
-        return
-    report = FramingReport()
-    starts, ends = frame_records(data, report)
+
+
+def _compiled_scan():
+    """The compiled scanner module, or None without numba (or with CURRIWATCH_NO_JIT set)."""
+    from . import event_scan
+
+    return event_scan if event_scan.numba is not None else None
+
+
+def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport, undecodable: list[int]) -> None:
     buf = np.frombuffer(data, np.uint8)
+    cols = {"record": np.int64, "kind": np.uint8, "wall": np.uint64, "step": np.uint64,
+            "value": np.uint32, "tag_start": np.int64, "tag_end": np.int64, "tag_hash": np.uint64}
+    out = {name: np.empty(min(_CAPACITY, len(buf) // 16 + 1), dtype) for name, dtype in cols.items()}
+    known: dict[int, tuple[int, int, int]] = {}  # tag hash -> (tag start, tag end, run tag code or -1)
+    state: dict = {}
+    pos = 0
+    while pos < len(buf):
+        count, pos, stop = es.scan(buf, pos, es.CRC_TABLE, *out.values())
+        got = {name: arr[:count] for name, arr in out.items()}
+        kind, record = got["kind"], got["record"]
+        report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
+        fast = np.flatnonzero(kind == es.SCALAR)
+        codes = _intern(raw, buf, es, known, tagger, got["tag_start"][fast], got["tag_end"][fast],
+                        got["tag_hash"][fast])
+        if (codes < 0).any():  # tags that are not UTF-8: let protobuf judge those records
+            kind[fast[codes < 0]] = es.PROTOBUF
+            fast, codes = fast[codes >= 0], codes[codes >= 0]
+        slow_idx = np.flatnonzero(kind == es.PROTOBUF)
+        starts = record + 12
+        ends = starts.copy()
+        ends[slow_idx] += read_le(buf, record[slow_idx], "<u8").astype(np.int64)
+        slow = _decode_slow(raw, data, starts, ends, slow_idx, tagger, undecodable, state)
+        _append(raw, fast, codes, got["step"][fast].view(np.int64),
+                got["value"][fast].view(np.float32).astype(np.float64), got["wall"][fast].view(np.float64), slow)
+        if stop:
+            report.stop_offset, report.stop_reason = pos, "incomplete_tail" if stop == es.TAIL else "corrupt_record"
+            break
+        release(pos)
+
+
+def _intern(raw: RawRun, buf, es, known: dict, tagger, starts, ends, hashes) -> np.ndarray:
+    """Run tag codes of the fast records' tags, interned by hash and checked byte for byte."""
+    if not len(hashes):
+        return np.zeros(0, np.int64)
+    uniq, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    for u in np.argsort(first, kind="stable").tolist():  # first-seen order: deterministic codes
+        h = int(uniq[u])
+        if h not in known:
+            a, b = int(starts[first[u]]), int(ends[first[u]])
+            try:
+                code = raw.code_for(tagger(buf[a:b].tobytes().decode("utf-8")))
+            except UnicodeDecodeError:
+                code = -1
+            known[h] = (a, b, code)
+    rep = np.array([known[int(h)] for h in uniq.tolist()], np.int64).reshape(-1, 3)[inverse.ravel()]
+    if not es.same_tags(buf, starts, ends, rep[:, 0], rep[:, 1]):  # a 64-bit hash collision
+        by_bytes: dict[bytes, int] = {}
+        codes = np.empty(len(starts), np.int64)
+        for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
+            key = buf[a:b].tobytes()
+            if key not in by_bytes:
+                try:
+                    by_bytes[key] = raw.code_for(tagger(key.decode("utf-8")))
+                except UnicodeDecodeError:
+                    by_bytes[key] = -1
+            codes[i] = by_bytes[key]
+        return codes
+    return rep[:, 2]
+
+
+def _read_numpy(raw: RawRun, data, tagger, report: FramingReport, undecodable: list[int]) -> None:
+    """The path without numba: Python framing with numpy decoding of the common layout."""
+    starts, ends = frame_records(data, report)
+    buf = np.frombuffer(data, np.uint8) if len(data) else np.zeros(0, np.uint8)
     fast, wall, step, value, tag_start, tag_end = decode_simple_scalars(buf, starts, ends)
 
     fast_idx = np.flatnonzero(fast)
@@ -123,29 +206,44 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
         fast[fast_idx[fast_codes < 0]] = False
         keep = fast_codes >= 0
         fast_idx, fast_codes = fast_idx[keep], fast_codes[keep]
-    undecodable: list[int] = []
+    slow = _decode_slow(raw, data, starts, ends, np.flatnonzero(~fast), tagger, undecodable, {})
+    _append(raw, fast_idx, fast_codes, step[fast_idx], value[fast_idx], wall[fast_idx], slow)
 
-    slow = _decode_slow(raw, data, starts, ends, np.flatnonzero(~fast), tagger, undecodable)
+
+def _append(raw: RawRun, fast_idx, fast_codes, step, value, wall, slow: dict) -> None:
+    """Fast and protobuf-decoded points merged back into file order: the last write must win later."""
     rec = np.concatenate([fast_idx, slow["record"]])
-    order = np.argsort(rec, kind="stable")  # back to file order: the last write must win later
+    order = np.argsort(rec, kind="stable")
     raw.tag_code.extend(np.concatenate([fast_codes, slow["code"]])[order].tolist())
-    raw.step.frombytes(np.concatenate([step[fast_idx], slow["step"]])[order].astype(np.int64).tobytes())
-    raw.value.frombytes(np.concatenate([value[fast_idx], slow["value"]])[order].tobytes())
-    raw.wall_time.frombytes(np.concatenate([wall[fast_idx], slow["wall"]])[order].tobytes())
-    _report(raw, shown, len(data), report, [int(starts[i]) - 12 for i in undecodable])
+    raw.step.frombytes(np.concatenate([step, slow["step"]])[order].astype(np.int64).tobytes())
+    raw.value.frombytes(np.concatenate([value, slow["value"]])[order].astype(np.float64).tobytes())
+    raw.wall_time.frombytes(np.concatenate([wall, slow["wall"]])[order].astype(np.float64).tobytes())
 
 
-def _decode_slow(raw: RawRun, data: bytes, starts, ends, records, tagger, undecodable: list[int]) -> dict:
-    """Protobuf decoding of the records the fast path did not take (tensors, metadata, others)."""
+def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: list[int], state: dict) -> dict:
+    """Protobuf decoding of the records the fast path did not take (tensors, metadata, others).
+
+    Records of 1 KiB or more are first walked without decoding (`event_scan.classify`): images,
+    histograms and audio are skipped at the cost of their few field headers, not their bytes.
+    """
     parse = Event.FromString
     out = {"record": [], "code": [], "step": [], "value": [], "wall": []}
-    codes: dict[str, int] = {}
-    plugin: dict[str, str] = {}  # tag -> plugin name from its first metadata
+    codes: dict[str, int] = state.setdefault("codes", {})
+    plugin: dict[str, str] = state.setdefault("plugin", {})  # tag -> plugin name from its first metadata
+    classify = None
     for i in records.tolist():
+        a, b = int(starts[i]), int(ends[i])
+        if b - a >= 1024:
+            if classify is None:
+                from . import event_scan
+
+                buf, classify, no_scalar = np.frombuffer(data, np.uint8), event_scan.classify, event_scan.NO_SCALAR
+            if classify(buf, a, b) == no_scalar:
+                continue
         try:
-            event = parse(data[starts[i] : ends[i]])
+            event = parse(data[a:b])
         except DecodeError:
-            undecodable.append(i)
+            undecodable.append(a - 12)
             continue
         if not event.HasField("summary"):
             continue
