@@ -12,6 +12,7 @@ from .discover import discover
 from .errors import ConfigError, InputError
 from .frame import FrameBuilder
 from .model import DataIssue, RawRun, RunSource
+from .parallel import imap_runs
 from .profiles import Profile, all_profiles, detect_profile
 from .readers import READERS, read_run
 
@@ -111,11 +112,9 @@ def load(
 
     builder = FrameBuilder()
     infos: list[RunInfo] = []
-    for done, source in enumerate(sources):
-        if progress:
-            progress(done, len(sources), source.name)
-        raw = _read(source, reader)
-        chosen, counts = (forced, {}) if forced else detect_profile(raw.tags, profiles)
+    work = imap_runs(_read_profiled, sources, reader, forced, profiles, names=[s.name for s in sources],
+                     sizes=[_size(s) for s in sources], progress=progress)
+    for source, (raw, chosen, counts) in zip(sources, work):
         run_issues, stats = builder.add(raw, chosen, source.name)
         perf = config["performance_metric"] or (chosen.performance_metric if chosen else None)
         infos.append(RunInfo(
@@ -130,8 +129,6 @@ def load(
                 f"no profile recognises any of its {len(raw.tags)} tag(s); try --profile or a user "
                 "profile in the config"))
         del raw
-    if progress:
-        progress(len(sources), len(sources), "")
     frame, duplicates = builder.build()
     _fill_stats(frame, infos, duplicates)
     if frame.empty and all(info.points_read == 0 for info in infos):
@@ -140,6 +137,23 @@ def load(
         raise InputError(f"no readable points in {len(infos)} run(s) under {logdir or 'the given runs'}{why}")
     return Ingest(root, frame, infos, issues, config)
 
+
+
+def _read_profiled(source: RunSource, reader: str, forced: Profile | None, profiles: dict):
+    """One run read and its profile chosen: the per-run work `parallel.imap_runs` spreads over cores."""
+    raw = _read(source, reader)
+    chosen, counts = (forced, {}) if forced else detect_profile(raw.tags, profiles)
+    return raw, chosen, counts
+
+
+def _size(source: RunSource) -> int:
+    total = 0
+    for path in source.files:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total
 
 
 def _read(source: RunSource, reader: str) -> RawRun:

@@ -34,24 +34,36 @@ TAIL, CORRUPT = 1, 2  # stop reasons
 MAX_SCALAR_TENSOR = 4096  # bytes: a one-element numeric TensorProto is a few dozen
 
 
-def _crc_table() -> np.ndarray:
-    table = np.zeros(256, np.uint32)
+def _crc_tables() -> np.ndarray:
+    """CRC32C (Castagnoli, reflected) lookup tables for slicing-by-8: row k advances k more bytes."""
+    tables = np.zeros((8, 256), np.int64)
     for i in range(256):
         c = i
         for _ in range(8):
             c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table[i] = c
-    return table
+        tables[0, i] = c
+    for k in range(1, 8):
+        tables[k] = (tables[k - 1] >> 8) ^ tables[0][tables[k - 1] & 0xFF]
+    return tables
 
 
-CRC_TABLE = _crc_table()
+CRC_TABLE = _crc_tables()
 
 
 @njit
-def _masked_crc(buf, start, end, table):
+def _masked_crc(buf, start, end, t):
+    """TFRecord's masked CRC32C of buf[start:end], eight bytes a step."""
     c = np.int64(0xFFFFFFFF)
-    for i in range(start, end):
-        c = np.int64(table[(c ^ buf[i]) & 0xFF]) ^ (c >> 8)
+    i = start
+    while i + 8 <= end:
+        one = c ^ _u32(buf, i)
+        two = _u32(buf, i + 4)
+        c = (t[7, one & 0xFF] ^ t[6, (one >> 8) & 0xFF] ^ t[5, (one >> 16) & 0xFF] ^ t[4, one >> 24]
+             ^ t[3, two & 0xFF] ^ t[2, (two >> 8) & 0xFF] ^ t[1, (two >> 16) & 0xFF] ^ t[0, two >> 24])
+        i += 8
+    while i < end:
+        c = t[0, (c ^ buf[i]) & 0xFF] ^ (c >> 8)
+        i += 1
     c ^= 0xFFFFFFFF
     return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
@@ -157,46 +169,69 @@ def _summary_may_hold_scalar(buf, p, end):
 
 
 @njit
-def _fnv(buf, start, end):
-    h = np.uint64(0xCBF29CE484222325)
-    for i in range(start, end):
-        h = (h ^ np.uint64(buf[i])) * np.uint64(0x100000001B3)
-    return h
+def _simple_scalar(buf, s, e, i, wall, step, value):
+    """Decode `09 wall [10 step] 2a L 0a L 0a L tag 15 f32` at payload [s, e) into row i.
 
-
-@njit
-def _simple_scalar(buf, s, e, i, wall, step, value, tag_start, tag_end, tag_hash):
-    """Decode `09 wall [10 step] 2a L 0a L 0a L tag 15 f32` at payload [s, e) into row i; False if not."""
+    Returns the tag's start (its end is e - 5), or -1 when the record has another layout."""
     if e - s < 16 or buf[s] != 0x09:
-        return False
+        return -1
     p = s + 9
     st = np.uint64(0)
     if buf[p] == 0x10:
         st, p = _varint(buf, p + 1, e)
         if p < 0:
-            return False
+            return -1
     for level in range(2):  # summary, then its one value: each must run exactly to the record's end
         if p >= e or buf[p] != (0x2A if level == 0 else 0x0A):
-            return False
+            return -1
         n, p = _varint(buf, p + 1, e)
         if p < 0 or np.int64(n) != e - p:
-            return False
+            return -1
     if p >= e or buf[p] != 0x0A:
-        return False
+        return -1
     n, p = _varint(buf, p + 1, e)
     if p < 0 or n > np.uint64(e - p) or p + np.int64(n) + 5 != e or buf[p + np.int64(n)] != 0x15:
-        return False
+        return -1
     wall[i] = _u64(buf, s + 1)
     step[i] = st
-    value[i] = _u32(buf, p + np.int64(n) + 1)
-    tag_start[i] = p
-    tag_end[i] = p + np.int64(n)
-    tag_hash[i] = _fnv(buf, p, p + np.int64(n))
-    return True
+    value[i] = _u32(buf, e - 4)
+    return p
 
 
 @njit
-def scan(buf, pos, table, record, kind, wall, step, value, tag_start, tag_end, tag_hash):
+def _intern(buf, a, b, table, slots):
+    """The slot of tag bytes buf[a:b] (slots are numbered in first-seen order), -1 when the table is
+    full. `table` maps hash positions to slot + 1; `slots` rows are (start, end, hash) of each
+    slot's first occurrence, row 0 of column 0 holding the number of slots."""
+    h = np.uint64(0xCBF29CE484222325)
+    for k in range(a, b):
+        h = (h ^ np.uint64(buf[k])) * np.uint64(0x100000001B3)
+    mask = len(table) - 1
+    j = np.int64(h & np.uint64(mask))
+    while True:
+        slot = table[j] - 1
+        if slot < 0:
+            break
+        if slots[slot + 1, 2] == np.int64(h) and slots[slot + 1, 1] - slots[slot + 1, 0] == b - a:
+            c, same = slots[slot + 1, 0], True
+            for k in range(b - a):
+                if buf[c + k] != buf[a + k]:
+                    same = False
+                    break
+            if same:
+                return slot
+        j = (j + 1) & mask
+    count = slots[0, 0]
+    if count + 1 >= len(slots) or 2 * count >= len(table):
+        return -1
+    table[j] = count + 1
+    slots[count + 1, 0], slots[count + 1, 1], slots[count + 1, 2] = a, b, np.int64(h)
+    slots[0, 0] = count + 1
+    return count
+
+
+@njit
+def scan(buf, pos, crc_table, table, slots, record, kind, wall, step, value, tag_slot):
     """Frame and classify records from `pos` until the output arrays are full or the data ends.
 
     Returns (records written, position to go on from, stop reason 0/TAIL/CORRUPT)."""
@@ -211,7 +246,7 @@ def scan(buf, pos, table, record, kind, wall, step, value, tag_start, tag_end, t
         length = _u64(buf, pos)
         length_crc = _u32(buf, pos + 8)
         if length != last_len or length_crc != last_len_crc:
-            if _masked_crc(buf, pos, pos + 8, table) != length_crc:
+            if _masked_crc(buf, pos, pos + 8, crc_table) != length_crc:
                 return count, pos, CORRUPT
             last_len, last_len_crc = length, length_crc
         room = n - pos - 16
@@ -220,26 +255,17 @@ def scan(buf, pos, table, record, kind, wall, step, value, tag_start, tag_end, t
         s = pos + 12
         e = s + np.int64(length)
         record[count] = pos
-        if _masked_crc(buf, s, e, table) != _u32(buf, e):
+        kind[count] = PROTOBUF
+        if _masked_crc(buf, s, e, crc_table) != _u32(buf, e):
             kind[count] = BAD_CRC
-        elif _simple_scalar(buf, s, e, count, wall, step, value, tag_start, tag_end, tag_hash):
-            kind[count] = SCALAR
         else:
-            kind[count] = classify(buf, s, e)
+            tag = _simple_scalar(buf, s, e, count, wall, step, value)
+            if tag >= 0:
+                tag_slot[count] = _intern(buf, tag, e - 5, table, slots)
+                if tag_slot[count] >= 0:  # else a full table: protobuf decodes it
+                    kind[count] = SCALAR
+            else:
+                kind[count] = classify(buf, s, e)
         count += 1
         pos = e + 4
     return count, pos, 0
-
-
-@njit
-def same_tags(buf, tag_start, tag_end, rep_start, rep_end):
-    """True when every record's tag bytes equal its representative's (no hash collision)."""
-    for i in range(len(tag_start)):
-        a, b = tag_start[i], rep_start[i]
-        m = tag_end[i] - a
-        if m != rep_end[i] - b:
-            return False
-        for k in range(m):
-            if buf[a + k] != buf[b + k]:
-                return False
-    return True

@@ -121,22 +121,35 @@ def _compiled_scan():
     return event_scan if event_scan.numba is not None else None
 
 
+_TAG_TABLE = 1 << 16  # distinct tags a file can intern in the compiled pass; more go to protobuf
+
+
 def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport, undecodable: list[int]) -> None:
     buf = np.frombuffer(data, np.uint8)
+    cap = min(_CAPACITY, len(buf) // 16 + 1)
     cols = {"record": np.int64, "kind": np.uint8, "wall": np.uint64, "step": np.uint64,
-            "value": np.uint32, "tag_start": np.int64, "tag_end": np.int64, "tag_hash": np.uint64}
-    out = {name: np.empty(min(_CAPACITY, len(buf) // 16 + 1), dtype) for name, dtype in cols.items()}
-    known: dict[int, tuple[int, int, int]] = {}  # tag hash -> (tag start, tag end, run tag code or -1)
+            "value": np.uint32, "tag_slot": np.int64}
+    out = {name: np.empty(cap, dtype) for name, dtype in cols.items()}
+    table = np.zeros(_TAG_TABLE, np.int64)
+    slots = np.zeros((_TAG_TABLE // 2 + 1, 3), np.int64)  # row 0: count; then (start, end, hash)
+    slot_code = np.zeros(_TAG_TABLE // 2, np.int64)
+    coded = 0
     state: dict = {}
     pos = 0
     while pos < len(buf):
-        count, pos, stop = es.scan(buf, pos, es.CRC_TABLE, *out.values())
+        count, pos, stop = es.scan(buf, pos, es.CRC_TABLE, table, slots, *out.values())
         got = {name: arr[:count] for name, arr in out.items()}
         kind, record = got["kind"], got["record"]
         report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
+        for slot in range(coded, int(slots[0, 0])):  # tags met for the first time, in file order
+            a, b = int(slots[slot + 1, 0]), int(slots[slot + 1, 1])
+            try:
+                slot_code[slot] = raw.code_for(tagger(buf[a:b].tobytes().decode("utf-8")))
+            except UnicodeDecodeError:
+                slot_code[slot] = -1
+        coded = int(slots[0, 0])
         fast = np.flatnonzero(kind == es.SCALAR)
-        codes = _intern(raw, buf, es, known, tagger, got["tag_start"][fast], got["tag_end"][fast],
-                        got["tag_hash"][fast])
+        codes = slot_code[got["tag_slot"][fast]]
         if (codes < 0).any():  # tags that are not UTF-8: let protobuf judge those records
             kind[fast[codes < 0]] = es.PROTOBUF
             fast, codes = fast[codes >= 0], codes[codes >= 0]
@@ -151,36 +164,6 @@ def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport
             report.stop_offset, report.stop_reason = pos, "incomplete_tail" if stop == es.TAIL else "corrupt_record"
             break
         release(pos)
-
-
-def _intern(raw: RawRun, buf, es, known: dict, tagger, starts, ends, hashes) -> np.ndarray:
-    """Run tag codes of the fast records' tags, interned by hash and checked byte for byte."""
-    if not len(hashes):
-        return np.zeros(0, np.int64)
-    uniq, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    for u in np.argsort(first, kind="stable").tolist():  # first-seen order: deterministic codes
-        h = int(uniq[u])
-        if h not in known:
-            a, b = int(starts[first[u]]), int(ends[first[u]])
-            try:
-                code = raw.code_for(tagger(buf[a:b].tobytes().decode("utf-8")))
-            except UnicodeDecodeError:
-                code = -1
-            known[h] = (a, b, code)
-    rep = np.array([known[int(h)] for h in uniq.tolist()], np.int64).reshape(-1, 3)[inverse.ravel()]
-    if not es.same_tags(buf, starts, ends, rep[:, 0], rep[:, 1]):  # a 64-bit hash collision
-        by_bytes: dict[bytes, int] = {}
-        codes = np.empty(len(starts), np.int64)
-        for i, (a, b) in enumerate(zip(starts.tolist(), ends.tolist())):
-            key = buf[a:b].tobytes()
-            if key not in by_bytes:
-                try:
-                    by_bytes[key] = raw.code_for(tagger(key.decode("utf-8")))
-                except UnicodeDecodeError:
-                    by_bytes[key] = -1
-            codes[i] = by_bytes[key]
-        return codes
-    return rep[:, 2]
 
 
 def _read_numpy(raw: RawRun, data, tagger, report: FramingReport, undecodable: list[int]) -> None:
@@ -212,12 +195,15 @@ def _read_numpy(raw: RawRun, data, tagger, report: FramingReport, undecodable: l
 
 def _append(raw: RawRun, fast_idx, fast_codes, step, value, wall, slow: dict) -> None:
     """Fast and protobuf-decoded points merged back into file order: the last write must win later."""
-    rec = np.concatenate([fast_idx, slow["record"]])
-    order = np.argsort(rec, kind="stable")
-    raw.tag_code.extend(np.concatenate([fast_codes, slow["code"]])[order].tolist())
-    raw.step.frombytes(np.concatenate([step, slow["step"]])[order].astype(np.int64).tobytes())
-    raw.value.frombytes(np.concatenate([value, slow["value"]])[order].astype(np.float64).tobytes())
-    raw.wall_time.frombytes(np.concatenate([wall, slow["wall"]])[order].astype(np.float64).tobytes())
+    cols = [(raw.tag_code, fast_codes, slow["code"]), (raw.step, step, slow["step"]),
+            (raw.value, value, slow["value"]), (raw.wall_time, wall, slow["wall"])]
+    order = None
+    if len(slow["record"]):
+        order = np.argsort(np.concatenate([fast_idx, slow["record"]]), kind="stable")
+    for target, fast, slow_col in cols:
+        merged = np.concatenate([fast, slow_col])[order] if order is not None else fast
+        target.frombytes(np.ascontiguousarray(merged, dtype=f"{target.typecode == 'd' and 'f' or 'i'}"
+                                              f"{target.itemsize}").tobytes())
 
 
 def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: list[int], state: dict) -> dict:
