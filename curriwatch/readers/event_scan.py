@@ -231,8 +231,9 @@ def _intern(buf, a, b, table, slots):
 
 
 @njit
-def scan(buf, pos, crc_table, table, slots, record, kind, wall, step, value, tag_slot):
-    """Frame and classify records from `pos` until the output arrays are full or the data ends.
+def scan(buf, pos, stop_at, crc_table, table, slots, record, kind, wall, step, value, tag_slot):
+    """Frame and classify records from `pos` until the output arrays are full, `stop_at` is passed
+    or the data ends.
 
     Returns (records written, position to go on from, stop reason 0/TAIL/CORRUPT)."""
     n = len(buf)
@@ -240,7 +241,7 @@ def scan(buf, pos, crc_table, table, slots, record, kind, wall, step, value, tag
     count = 0
     last_len = np.uint64(0xFFFFFFFFFFFFFFFF)
     last_len_crc = np.int64(-1)
-    while pos < n and count < cap:
+    while pos < n and count < cap and pos < stop_at:
         if pos + 12 > n:
             return count, pos, TAIL
         length = _u64(buf, pos)

@@ -10,7 +10,7 @@ from tensorboard.compat.proto import types_pb2
 from tensorboard.compat.proto.event_pb2 import Event
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, mapped, undecodable_issue, unreadable
+from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
 
@@ -137,7 +137,7 @@ def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport
     state: dict = {}
     pos = 0
     while pos < len(buf):
-        count, pos, stop = es.scan(buf, pos, es.CRC_TABLE, table, slots, *out.values())
+        count, pos, stop = es.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, *out.values())
         got = {name: arr[:count] for name, arr in out.items()}
         kind, record = got["kind"], got["record"]
         report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
