@@ -9,6 +9,7 @@ curriwatch's readers once, so each worker starts warm and never inherits the cal
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -35,6 +36,21 @@ def workers(requested: int | None = None) -> int:
         return os.cpu_count() or 1
 
 
+_EXECUTOR: list = []  # set by `use_executor`: a distributed engine's executor for every sweep
+
+
+@contextlib.contextmanager
+def use_executor(executor):
+    """Run the per-run work of `curriwatch.load` (and anything using `imap_runs`) on `executor`:
+    any object with `submit(fn, *args)` returning `concurrent.futures` futures, e.g. Dask's
+    `Client.get_executor()` or Ray's `ray.util.concurrent.futures` executor."""
+    _EXECUTOR.append(executor)
+    try:
+        yield executor
+    finally:
+        _EXECUTOR.pop()
+
+
 def imap_runs(func: Callable, items: Sequence, *extra, names: Sequence[str] | None = None,
               sizes: Sequence[int] | None = None, progress: Progress | None = None,
               max_workers: int | None = None) -> Iterator:
@@ -42,8 +58,12 @@ def imap_runs(func: Callable, items: Sequence, *extra, names: Sequence[str] | No
     names = list(names) if names is not None else [str(i) for i in range(len(items))]
     n = workers(max_workers)
     big_enough = sizes is None or sum(sizes) >= MIN_BYTES
-    if n > 1 and len(items) >= MIN_ITEMS and big_enough and _picklable(func, extra):
-        yield from _pooled(func, items, extra, names, progress, min(n, len(items)))
+    if _EXECUTOR and items:
+        yield from _pooled(func, items, extra, names, progress, _EXECUTOR[-1], 4)
+    elif n > 1 and len(items) >= MIN_ITEMS and big_enough and _picklable(func, extra):
+        n = min(n, len(items))
+        with ProcessPoolExecutor(max_workers=n, mp_context=_context()) as pool:
+            yield from _pooled(func, items, extra, names, progress, pool, n)
     else:
         yield from _serial(func, items, extra, names, progress)
 
@@ -90,7 +110,7 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
-def _pooled(func, items, extra, names, progress, n) -> Iterator:
+def _pooled(func, items, extra, names, progress, pool, n) -> Iterator:
     total = len(items)
     # small chunks keep every core busy to the end; a few items each amortise the round trips
     size = max(1, min(16, total // (n * 8)))
@@ -99,25 +119,24 @@ def _pooled(func, items, extra, names, progress, n) -> Iterator:
     done = handed = 0
     if progress:
         progress(0, total, names[0])
-    with ProcessPoolExecutor(max_workers=n, mp_context=_context()) as pool:
-        pending = {pool.submit(_call, func, [items[i] for i in chunk], extra): chunk for chunk in chunks}
-        try:
-            while handed < total:
-                while handed in ready:  # hand over what is next in order, as soon as it is
-                    ok, value = ready.pop(handed)
-                    handed += 1
-                    if not ok:
-                        raise value
-                    yield value
-                if handed == total:
-                    break
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    chunk = pending.pop(fut)
-                    ready.update(zip(chunk, fut.result()))
-                    done += len(chunk)
-                    if progress:
-                        progress(done, total, names[chunk[-1]])
-        finally:
-            for fut in pending:
-                fut.cancel()
+    pending = {pool.submit(_call, func, [items[i] for i in chunk], extra): chunk for chunk in chunks}
+    try:
+        while handed < total:
+            while handed in ready:  # hand over what is next in order, as soon as it is
+                ok, value = ready.pop(handed)
+                handed += 1
+                if not ok:
+                    raise value
+                yield value
+            if handed == total:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                chunk = pending.pop(fut)
+                ready.update(zip(chunk, fut.result()))
+                done += len(chunk)
+                if progress:
+                    progress(done, total, names[chunk[-1]])
+    finally:
+        for fut in pending:
+            fut.cancel()
