@@ -11,6 +11,20 @@ from curriwatch.readers.wandb_offline import read_wandb_offline
 from writers import write_wandb
 
 
+@pytest.fixture(autouse=True, params=["protobuf", "compiled"])
+def read_path(request, monkeypatch):
+    """Every test here runs on both paths: protobuf record by record, and the compiled walk."""
+    from curriwatch.readers import history_scan, wandb_offline
+
+    if request.param == "compiled":
+        if history_scan.numba is None:
+            pytest.skip("numba is not installed: only the protobuf path exists here")
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 0)
+    else:
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 1 << 62)
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def formula_run(tmp_path_factory):
     """30 rows with an explicit step, nested keys, NaN/inf, a string and a sparse eval key."""
@@ -192,3 +206,17 @@ def test_a_step_item_that_is_no_int64_costs_that_record_only(tmp_path, bad):
     assert "1 history row(s) whose _step" in issue.detail
     intact = read_wandb_offline(next(r for r in runs if "intact" in r.name))
     assert sorted(s for t, s, _v in intact.points() if t == "train/a/reward") == [0, 1, 2, 3, 4]
+
+
+def test_compiled_walk_gives_what_protobuf_gives(formula_run, monkeypatch, read_path):
+    """Points, rows, text values (strings logged as words) and issues: identical on both paths."""
+    from curriwatch.readers import wandb_offline
+
+    folder = formula_run[0]
+    got = {}
+    for name, threshold in (("protobuf", 1 << 62), ("compiled", 0)):
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", threshold)
+        raw = read_wandb_offline(only_run(folder))
+        got[name] = (raw.tags, raw.points(), list(raw.row), raw.text_points, raw.issues)
+    assert repr(got["compiled"]) == repr(got["protobuf"])  # repr: NaN values compare equal
+    assert got["compiled"][3]  # the string values are there to compare

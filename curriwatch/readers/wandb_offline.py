@@ -1,12 +1,16 @@
 """W&B offline run reader (`run-*.wandb`, wandb 0.17-0.31): history rows, no SDK reader needed."""
 from __future__ import annotations
 
+import itertools
 import json
 import os
+from dataclasses import dataclass, field
+
+import numpy as np
 from pathlib import PurePosixPath
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreadable
+from .files import incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .leveldb_log import LogReport, check_header, iter_log_records
 
 AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
@@ -28,30 +32,68 @@ def read_wandb_offline(source: RunSource) -> RawRun:
     return raw
 
 
+COMPILED_FROM = 1 << 20  # bytes: smaller files are not worth importing numba for
+_BATCH = 2048  # records per compiled pass
+
+
+@dataclass
+class _FileState:
+    """What reading one file accumulates besides points."""
+
+    codes: dict = field(default_factory=dict)  # key -> run tag code
+    non_numeric: dict = field(default_factory=dict)  # key -> values that were not numbers
+    undecodable: list = field(default_factory=list)  # record offsets
+    bad_steps: list = field(default_factory=list)  # record offsets
+
+
 def _read_file(raw: RawRun, path: str, shown: str) -> None:
     try:
-        data = read_bytes(path)
+        with mapped(path) as (data, _release):
+            problem = check_header(data, b":W&B")
+            if problem:
+                raw.issues.append(DataIssue("unreadable_file", shown, f"header at byte 0: {problem}"))
+                return
+            report = LogReport()
+            state = _FileState()
+            row = max(raw.row[-1] + 1 if raw.row else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
+            records = iter_log_records(data, report)
+            hs = _compiled() if len(data) >= COMPILED_FROM else None
+            if hs is None:
+                _read_records(raw, records, row, state)
+            else:
+                compiled = _Compiled(hs)
+                while batch := list(itertools.islice(records, _BATCH)):
+                    done = compiled.read(raw, batch, row, state)
+                    row = done if done is not None else _read_records(raw, batch, row, state)
+            size = len(data)
     except OSError as err:
         raw.issues.append(unreadable(shown, err))
         return
-    problem = check_header(data, b":W&B")
-    if problem:
-        raw.issues.append(DataIssue("unreadable_file", shown, f"header at byte 0: {problem}"))
-        return
+    _report_issues(raw, shown, size, report, state.non_numeric, state.undecodable)
+    if state.bad_steps:
+        raw.issues.append(DataIssue(
+            "corrupt_record", shown,
+            f"{len(state.bad_steps)} history row(s) whose _step is not a whole number in the int64 range "
+            f"were skipped (first at byte {state.bad_steps[0]})"))
+
+
+def _compiled():
+    from . import history_scan
+
+    return history_scan if history_scan.numba is not None else None
+
+
+def _read_records(raw: RawRun, records, row: int, state: _FileState) -> int:
+    """Records decoded by protobuf one by one (small files, and batches the compiled walk declines)."""
     parse = _record_class().FromString
-    report = LogReport()
     code_for = raw.code_for
     tag_code, steps, values, walls, rows = raw.tag_code, raw.step, raw.value, raw.wall_time, raw.row
-    codes: dict[str, int] = {}
-    non_numeric: dict[str, int] = {}
-    undecodable: list[int] = []
-    bad_steps: list[int] = []
-    row = max(rows[-1] + 1 if rows else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
-    for offset, payload in iter_log_records(data, report):
+    codes, non_numeric = state.codes, state.non_numeric
+    for offset, payload in records:
         try:
             record = parse(payload)
         except Exception:  # protobuf raises DecodeError, or RuntimeWarning-like errors from upb
-            undecodable.append(offset)
+            state.undecodable.append(offset)
             continue
         if not record.HasField("history"):
             continue
@@ -77,17 +119,11 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
                         bad_step = step is None
                 continue
             if val is None:
-                try:
-                    obj = json.loads(text)
-                except ValueError:
-                    obj = None
-                if isinstance(obj, str):
-                    row_texts.append((key, obj))
-                non_numeric[key] = non_numeric.get(key, 0) + 1
+                _non_numeric(key, text, row_texts, non_numeric)
                 continue
             row_items.append((key, val))
         if bad_step:  # the row's `_step` is no step: the record is lost, not the scan
-            bad_steps.append(offset)
+            state.bad_steps.append(offset)
             row += 1
             continue
         if step is None:
@@ -103,12 +139,125 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             rows.append(row)
         raw.text_points.extend((key, step, row, text) for key, text in row_texts)
         row += 1
-    _report_issues(raw, shown, len(data), report, non_numeric, undecodable)
-    if bad_steps:
-        raw.issues.append(DataIssue(
-            "corrupt_record", shown,
-            f"{len(bad_steps)} history row(s) whose _step is not a whole number in the int64 range "
-            f"were skipped (first at byte {bad_steps[0]})"))
+    return row
+
+
+def _non_numeric(key: str, text: str, row_texts: list, non_numeric: dict) -> None:
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if isinstance(obj, str):
+        row_texts.append((key, obj))
+    non_numeric[key] = non_numeric.get(key, 0) + 1
+
+
+class _Compiled:
+    """History records walked by `history_scan`, their items turned into points with numpy."""
+
+    WIDTH = 32  # longest value_json converted in bulk; longer ones are rare and go through float()
+
+    def __init__(self, hs):
+        self.hs = hs
+        self.table = np.zeros(1 << 16, np.int64)
+        self.slots = np.zeros(((1 << 15) + 1, 3), np.int64)
+        self.keys: list[str] = []  # per slot
+        self.axis = np.zeros(1 << 15, np.int8)  # per slot: 1 `_step`, 2 `_timestamp`
+        self.slot_code = np.full(1 << 15, -1, np.int64)
+
+    def read(self, raw: RawRun, batch: list, row: int, state: _FileState) -> int | None:
+        """Points of a batch of (offset, payload) records; None when the batch needs protobuf."""
+        hs = self.hs
+        offsets = np.array([o for o, _p in batch], np.int64)
+        lengths = np.array([len(p) for _o, p in batch], np.int64)
+        buf = np.frombuffer(b"".join(p for _o, p in batch), np.uint8)
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        n = len(batch)
+        kind, has_step, step = np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.int64)
+        cap = max(1, len(buf) // 4)
+        item_rec, key_slot = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        val_start, val_end = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        before = int(self.slots[0, 0])
+        count = hs.scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end,
+                                self.table, self.slots)
+        for slot in range(before, int(self.slots[0, 0])):
+            a, b = int(self.slots[slot + 1, 0]), int(self.slots[slot + 1, 1])
+            try:
+                key = buf[a:b].tobytes().decode("utf-8")
+            except UnicodeDecodeError:  # protobuf rejects it: it must judge the record
+                key = None
+            self.keys.append(key)
+            self.axis[slot] = AXIS_KEYS.index(key) + 1 if key in AXIS_KEYS else 0
+            self.slots[slot + 1, :2] = -1  # this buffer goes away: keep no offsets into it
+        if (kind == hs.SLOW).any():
+            return None
+        item_rec, key_slot = item_rec[:count], key_slot[:count]
+        if any(self.keys[k] is None for k in np.unique(key_slot).tolist()):
+            return None
+        # values: one numpy cast for everything shaped like a number, float() for the rest
+        raw_vals = np.zeros((count, self.WIDTH), np.uint8)
+        numeric = np.zeros(count, np.uint8)
+        vals = np.full(count, np.nan)
+        hs.gather_numbers(buf, val_start[:count], val_end[:count], raw_vals, numeric, vals, hs.POW10)
+        cast = numeric == 2
+        numeric = numeric == 1
+        try:
+            vals[cast] = raw_vals[cast].view(f"S{self.WIDTH}")[:, 0].astype(np.float64)
+            numeric |= cast
+        except ValueError:  # one odd value: float() judges each of them below
+            pass
+        texts: dict[int, str] = {}
+        for i in np.flatnonzero(~numeric).tolist():
+            try:
+                text = buf[val_start[i]:val_end[i]].tobytes().decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            try:
+                vals[i] = float(text)
+                numeric[i] = True
+            except ValueError:
+                texts[i] = text
+        # rows and axes: each history record is a row; `_step` items stand in for a missing step
+        is_history = kind == hs.FAST
+        rec_row = row + np.cumsum(is_history) - 1
+        axis = self.axis[key_slot]
+        wall = np.full(n, np.nan)
+        ts = np.flatnonzero((axis == 2) & numeric)
+        wall[item_rec[ts]] = vals[ts]  # ascending: the last `_timestamp` of a record wins
+        rec_step = np.where(has_step == 1, step, rec_row)
+        bad = np.zeros(n, bool)
+        st = np.flatnonzero((axis == 1) & numeric & (has_step[item_rec] == 0))
+        if len(st):
+            recs, first = np.unique(item_rec[st], return_index=True)
+            v = vals[st[first]]
+            ok = (v >= -2.0**63) & (v < 2.0**63) & (np.floor(v) == v)
+            rec_step[recs[ok]] = v[ok].astype(np.int64)
+            bad[recs[~ok]] = True
+        state.bad_steps.extend(offsets[bad].tolist())
+        keep = ~bad[item_rec] & (axis == 0)
+        point = np.flatnonzero(keep & numeric)
+        # tag codes in first-seen order of points, as the record-by-record loop gives them
+        slots = key_slot[point]
+        uniq, first = np.unique(slots, return_index=True)
+        for k in uniq[np.argsort(first, kind="stable")].tolist():
+            if self.slot_code[k] < 0:
+                key = self.keys[k]
+                code = state.codes.get(key)
+                self.slot_code[k] = code if code is not None else state.codes.setdefault(key, raw.code_for(key))
+        recs = item_rec[point]
+        raw.tag_code.frombytes(self.slot_code[slots].astype(f"i{raw.tag_code.itemsize}").tobytes())
+        raw.step.frombytes(rec_step[recs].tobytes())
+        raw.value.frombytes(vals[point].tobytes())
+        raw.wall_time.frombytes(wall[recs].tobytes())
+        raw.row.frombytes(rec_row[recs].astype(np.int64).tobytes())
+        for i in sorted(texts):
+            if keep[i]:
+                row_texts: list = []
+                _non_numeric(self.keys[key_slot[i]], texts[i], row_texts, state.non_numeric)
+                r = item_rec[i]
+                raw.text_points.extend((k, int(rec_step[r]), int(rec_row[r]), t) for k, t in row_texts)
+        return row + int(is_history.sum())
 
 
 _INT64_MAX = 2**63
