@@ -8,7 +8,7 @@ run, 6M in all). Writing 6M scalars through tensorboardX takes ~15 min here, so 
 written and each is copied 100 times under its own run name (the readers and analysis do the same
 work per copy). Then, each in a fresh process and best of `--repeat`:
 
-- `curriwatch scan DIR --format json` as a whole process (what a user waits for), with every core
+- `curriwatch report DIR --format json` (read, analyse, render) as a whole process (what a user waits for), with every core
   and with CURRIWATCH_WORKERS=1;
 - the stages inside one process (load = read + profile + frame, analyze, JSON render).
 
@@ -102,7 +102,7 @@ def main() -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     rows = []
     for label, extra in (("all cores", {}), ("one worker", {"CURRIWATCH_WORKERS": "1"})):
-        best = min((timed([sys.executable, "-m", "curriwatch", "scan", logdir, "--format", "json"],
+        best = min((timed([sys.executable, "-m", "curriwatch", "report", logdir, "--format", "json"],
                           dict(env, **extra))[:2] for _ in range(args.repeat)), key=lambda r: r[0])
         rows.append((label, *best))
     stages = [json.loads(timed([sys.executable, "-c", STAGES, logdir], env)[2].strip().splitlines()[-1])
@@ -111,7 +111,7 @@ def main() -> None:
 
     print(f"sweep: {stage['runs']} runs, {stage['points']:,} points, {cores} core(s); best of {args.repeat}, "
           "each in a fresh process")
-    print(f"{'scan --format json':<22} {'wall s':>7} {'CPU s':>7} {'CPU per core':>13}")
+    print(f"{'report DIR -f json':<22} {'wall s':>7} {'CPU s':>7} {'CPU per core':>13}")
     for label, wall, cpu in rows:
         print(f"{label:<22} {wall:>7.2f} {cpu:>7.2f} {cpu / (wall * cores):>12.0%}")
     print("\nstages in one process (all cores): " + ", ".join(

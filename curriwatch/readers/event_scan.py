@@ -199,10 +199,11 @@ def _simple_scalar(buf, s, e, i, wall, step, value):
 
 
 @njit
-def _intern(buf, a, b, table, slots):
-    """The slot of tag bytes buf[a:b] (slots are numbered in first-seen order), -1 when the table is
-    full. `table` maps hash positions to slot + 1; `slots` rows are (start, end, hash) of each
-    slot's first occurrence, row 0 of column 0 holding the number of slots."""
+def _intern(buf, a, b, table, slots, arena):
+    """The slot of tag bytes buf[a:b] (slots are numbered in first-seen order), -1 when full.
+
+    `table` maps hash positions to slot + 1; `slots` rows are (start, end, hash) of each slot's
+    bytes, kept in `arena` (so they outlive `buf`); row 0 holds (slots used, arena bytes used)."""
     h = np.uint64(0xCBF29CE484222325)
     for k in range(a, b):
         h = (h ^ np.uint64(buf[k])) * np.uint64(0x100000001B3)
@@ -215,23 +216,24 @@ def _intern(buf, a, b, table, slots):
         if slots[slot + 1, 2] == np.int64(h) and slots[slot + 1, 1] - slots[slot + 1, 0] == b - a:
             c, same = slots[slot + 1, 0], True
             for k in range(b - a):
-                if buf[c + k] != buf[a + k]:
+                if arena[c + k] != buf[a + k]:
                     same = False
                     break
             if same:
                 return slot
         j = (j + 1) & mask
-    count = slots[0, 0]
-    if count + 1 >= len(slots) or 2 * count >= len(table):
+    count, used = slots[0, 0], slots[0, 1]
+    if count + 1 >= len(slots) or 2 * count >= len(table) or used + (b - a) > len(arena):
         return -1
+    arena[used:used + (b - a)] = buf[a:b]
     table[j] = count + 1
-    slots[count + 1, 0], slots[count + 1, 1], slots[count + 1, 2] = a, b, np.int64(h)
-    slots[0, 0] = count + 1
+    slots[count + 1, 0], slots[count + 1, 1], slots[count + 1, 2] = used, used + (b - a), np.int64(h)
+    slots[0, 0], slots[0, 1] = count + 1, used + (b - a)
     return count
 
 
 @njit
-def scan(buf, pos, stop_at, crc_table, table, slots, record, kind, wall, step, value, tag_slot):
+def scan(buf, pos, stop_at, crc_table, table, slots, arena, record, kind, wall, step, value, tag_slot):
     """Frame and classify records from `pos` until the output arrays are full, `stop_at` is passed
     or the data ends.
 
@@ -262,7 +264,7 @@ def scan(buf, pos, stop_at, crc_table, table, slots, record, kind, wall, step, v
         else:
             tag = _simple_scalar(buf, s, e, count, wall, step, value)
             if tag >= 0:
-                tag_slot[count] = _intern(buf, tag, e - 5, table, slots)
+                tag_slot[count] = _intern(buf, tag, e - 5, table, slots, arena)
                 if tag_slot[count] >= 0:  # else a full table: protobuf decodes it
                     kind[count] = SCALAR
             else:

@@ -26,7 +26,7 @@ def _len_field(buf, p, end):
 
 @njit
 def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slot, val_start, val_end,
-             table, slots):
+             table, slots, arena):
     """Items of the HistoryRecord at [s, e) appended from `item_count`; the new count, or -1 if SLOW."""
     p = s
     n = item_count
@@ -63,7 +63,7 @@ def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slo
                 q = d
             if parts > 1 or k0 < 0 or v0 < 0:  # joined keys, or no value_json: protobuf decides
                 return -1
-            slot = _intern(buf, k0, k1, table, slots)
+            slot = _intern(buf, k0, k1, table, slots, arena)
             if slot < 0:
                 return -1
             item_rec[n], key_slot[n], val_start[n], val_end[n] = rec, slot, v0, v1
@@ -98,7 +98,8 @@ def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slo
 
 
 @njit
-def scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end, table, slots):
+def scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end, table, slots,
+                 arena):
     """Classify every record payload [starts[i], ends[i]) of `buf`; returns the number of items."""
     items = 0
     for r in range(len(starts)):
@@ -115,7 +116,7 @@ def scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, va
             if field == 2 and wire == 2:
                 a, b = _len_field(buf, p, e)
                 n = -1 if a < 0 else _history(buf, a, b, r, kind, has_step, step, items, item_rec, key_slot,
-                                              val_start, val_end, table, slots)
+                                              val_start, val_end, table, slots, arena)
                 if n < 0:
                     kind[r] = SLOW
                     has_step[r] = 0
@@ -232,3 +233,139 @@ def gather_numbers(buf, val_start, val_end, out, numeric, values, pow10):
         for k in range(m, width):
             out[i, k] = 0
         numeric[i] = 2
+
+
+def _crc32_tables() -> np.ndarray:
+    """zlib CRC32 (reflected 0xEDB88320) tables for slicing-by-8."""
+    tables = np.zeros((8, 256), np.int64)
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        tables[0, i] = c
+    for k in range(1, 8):
+        tables[k] = (tables[k - 1] >> 8) ^ tables[0][tables[k - 1] & 0xFF]
+    return tables
+
+
+CRC32_TABLE = _crc32_tables()
+SEEDS = np.array([0] + [__import__("zlib").crc32(bytes([t])) for t in (1, 2, 3, 4)], np.int64)
+BLOCK = 32 * 1024
+# damage codes of frame_log; messages in wandb_offline.py
+ZEROS, UNKNOWN_TYPE, PAST_BLOCK, BAD_CHUNK_CRC, UNFINISHED, ORPHAN = 1, 2, 3, 4, 5, 6
+
+
+@njit
+def _crc32(buf, start, end, seed, t):
+    c = seed ^ 0xFFFFFFFF
+    i = start
+    while i + 8 <= end:
+        one = c ^ _u32le(buf, i)
+        two = _u32le(buf, i + 4)
+        c = (t[7, one & 0xFF] ^ t[6, (one >> 8) & 0xFF] ^ t[5, (one >> 16) & 0xFF] ^ t[4, one >> 24]
+             ^ t[3, two & 0xFF] ^ t[2, (two >> 8) & 0xFF] ^ t[1, (two >> 16) & 0xFF] ^ t[0, two >> 24])
+        i += 8
+    while i < end:
+        c = t[0, (c ^ buf[i]) & 0xFF] ^ (c >> 8)
+        i += 1
+    return c ^ 0xFFFFFFFF
+
+
+@njit
+def _u32le(buf, p):
+    return np.int64(buf[p]) | (np.int64(buf[p + 1]) << 8) | (np.int64(buf[p + 2]) << 16) | (
+        np.int64(buf[p + 3]) << 24)
+
+
+@njit
+def frame_log(data, pos, limit, t, seeds, out, rec_offset, rec_start, rec_end, damage, state):
+    """`leveldb_log.iter_log_records` compiled: payloads copied into `out`, (offset, start, end) per
+    record. Stops at a record boundary once `limit` payload bytes or the record arrays are used.
+
+    damage rows: (at, code, extra, pending_at or -1); state: [damage rows, skipped bytes,
+    incomplete tail or -1, stopped for room (1)]. Returns (records, position to go on from)."""
+    n = len(data)
+    count = 0
+    used = 0
+    pending = False
+    pending_at = 0
+    pending_used = 0
+    state[3] = 0
+    while pos < n:
+        if not pending and (used >= limit or count >= len(rec_offset) or state[0] >= len(damage) - 2):
+            return count, pos
+        block_left = BLOCK - pos % BLOCK
+        if block_left < 7:
+            pos += block_left
+            continue
+        if pos + 7 > n:
+            for k in range(pos, n):
+                if data[k] != 0:
+                    state[2] = pos
+                    break
+            return count, n
+        crc = _u32le(data, pos)
+        length = np.int64(data[pos + 4]) | (np.int64(data[pos + 5]) << 8)
+        kind = np.int64(data[pos + 6])
+        end = pos + 7 + length
+        code = 0
+        extra = 0
+        if kind < 1 or kind > 4:
+            code = ZEROS if (crc == 0 and length == 0 and kind == 0) else UNKNOWN_TYPE
+            extra = kind
+        elif 7 + length > block_left:
+            code, extra = PAST_BLOCK, length
+        elif end > n:
+            state[2] = pending_at if pending else pos
+            return count, n
+        elif _crc32(data, pos + 7, end, seeds[kind], t) != crc:
+            code = BAD_CHUNK_CRC
+        if code:
+            row = state[0]
+            damage[row, 0], damage[row, 1], damage[row, 2] = pos, code, extra
+            damage[row, 3] = pending_at if pending else -1
+            state[0] += 1
+            if pending:
+                used = pending_used
+                pending = False
+            nxt = min((pos // BLOCK + 1) * BLOCK, n)
+            state[1] += nxt - pos
+            pos = nxt
+            continue
+        if kind == 1 or kind == 2:
+            if pending:
+                row = state[0]
+                damage[row, 0], damage[row, 1], damage[row, 2], damage[row, 3] = pending_at, UNFINISHED, 0, -1
+                state[0] += 1
+                used = pending_used
+                pending = False
+            if used + length > len(out):
+                state[3] = 1
+                return count, pos
+            if kind == 1:
+                out[used:used + length] = data[pos + 7:end]
+                rec_offset[count], rec_start[count], rec_end[count] = pos, used, used + length
+                count += 1
+                used += length
+            else:
+                pending, pending_at, pending_used = True, pos, used
+                out[used:used + length] = data[pos + 7:end]
+                used += length
+        elif not pending:
+            row = state[0]
+            damage[row, 0], damage[row, 1], damage[row, 2], damage[row, 3] = pos, ORPHAN, 0, -1
+            state[0] += 1
+        else:
+            if used + length > len(out):
+                state[3] = 1
+                return count, pending_at
+            out[used:used + length] = data[pos + 7:end]
+            used += length
+            if kind == 4:
+                rec_offset[count], rec_start[count], rec_end[count] = pending_at, pending_used, used
+                count += 1
+                pending = False
+        pos = end
+    if pending:
+        state[2] = pending_at
+    return count, pos

@@ -130,21 +130,23 @@ def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport
     cols = {"record": np.int64, "kind": np.uint8, "wall": np.uint64, "step": np.uint64,
             "value": np.uint32, "tag_slot": np.int64}
     out = {name: np.empty(cap, dtype) for name, dtype in cols.items()}
-    table = np.zeros(_TAG_TABLE, np.int64)
-    slots = np.zeros((_TAG_TABLE // 2 + 1, 3), np.int64)  # row 0: count; then (start, end, hash)
-    slot_code = np.zeros(_TAG_TABLE // 2, np.int64)
+    size = min(_TAG_TABLE, 1 << (len(buf) // 16).bit_length())  # a record takes >= 16 bytes
+    table = np.zeros(max(size, 64), np.int64)
+    slots = np.zeros((len(table) // 2 + 1, 3), np.int64)  # row 0: counts; then (start, end, hash)
+    arena = np.empty(min(4 << 20, len(buf)), np.uint8)  # the tags' bytes
+    slot_code = np.zeros(len(table) // 2, np.int64)
     coded = 0
     state: dict = {}
     pos = 0
     while pos < len(buf):
-        count, pos, stop = es.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, *out.values())
+        count, pos, stop = es.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, arena, *out.values())
         got = {name: arr[:count] for name, arr in out.items()}
         kind, record = got["kind"], got["record"]
         report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
         for slot in range(coded, int(slots[0, 0])):  # tags met for the first time, in file order
             a, b = int(slots[slot + 1, 0]), int(slots[slot + 1, 1])
             try:
-                slot_code[slot] = raw.code_for(tagger(buf[a:b].tobytes().decode("utf-8")))
+                slot_code[slot] = raw.code_for(tagger(arena[a:b].tobytes().decode("utf-8")))
             except UnicodeDecodeError:
                 slot_code[slot] = -1
         coded = int(slots[0, 0])

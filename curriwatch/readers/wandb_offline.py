@@ -1,7 +1,6 @@
 """W&B offline run reader (`run-*.wandb`, wandb 0.17-0.31): history rows, no SDK reader needed."""
 from __future__ import annotations
 
-import itertools
 import json
 import os
 from dataclasses import dataclass, field
@@ -56,15 +55,18 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             report = LogReport()
             state = _FileState()
             row = max(raw.row[-1] + 1 if raw.row else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
-            records = iter_log_records(data, report)
             hs = _compiled() if len(data) >= COMPILED_FROM else None
             if hs is None:
-                _read_records(raw, records, row, state)
+                _read_records(raw, iter_log_records(data, report), row, state)
             else:
                 compiled = _Compiled(hs)
-                while batch := list(itertools.islice(records, _BATCH)):
-                    done = compiled.read(raw, batch, row, state)
-                    row = done if done is not None else _read_records(raw, batch, row, state)
+                for offsets, buf, starts, ends in _frame_compiled(data, hs, report):
+                    done = compiled.read(raw, offsets, buf, starts, ends, row, state)
+                    if done is None:  # a record of another shape in this batch: protobuf reads the batch
+                        batch = [(o, buf[a:b].tobytes()) for o, a, b in zip(offsets.tolist(), starts.tolist(),
+                                                                            ends.tolist())]
+                        done = _read_records(raw, batch, row, state)
+                    row = done
             size = len(data)
     except OSError as err:
         raw.issues.append(unreadable(shown, err))
@@ -81,6 +83,40 @@ def _compiled():
     from . import history_scan
 
     return history_scan if history_scan.numba is not None else None
+
+
+_DAMAGE = {  # history_scan.frame_log codes -> leveldb_log.iter_log_records' words
+    1: "zero-filled bytes where a chunk was expected", 2: "chunk with unknown type {}",
+    3: "chunk length {} runs past its block", 4: "chunk failed its CRC check",
+    5: "record begun here was never finished", 6: "continuation chunk without a record start",
+}
+_PAYLOAD_BYTES = 8 << 20  # payload bytes per compiled batch
+
+
+def _frame_compiled(data, hs, report: LogReport):
+    """`iter_log_records` compiled, in batches: (record offsets, payload buffer, starts, ends)."""
+    d = np.frombuffer(data, np.uint8)
+    out = np.empty(2 * _PAYLOAD_BYTES, np.uint8)
+    rec = [np.empty(_BATCH, np.int64) for _ in range(3)]
+    damage = np.zeros((256, 4), np.int64)
+    state = np.array([0, 0, -1, 0], np.int64)
+    pos = 7
+    while pos < len(d):
+        state[0] = 0
+        count, nxt = hs.frame_log(d, pos, _PAYLOAD_BYTES, hs.CRC32_TABLE, hs.SEEDS, out, *rec, damage, state)
+        for at, code, extra, pending_at in damage[: state[0]].tolist():
+            what = _DAMAGE[code].format(extra)
+            if pending_at >= 0:
+                what += f"; the record begun at byte {pending_at} is lost with it"
+            report.damage.append((at, what))
+        if count:
+            yield rec[0][:count], out, rec[1][:count], rec[2][:count]
+        elif state[3]:  # one record larger than the buffer
+            out = np.empty(2 * len(out), np.uint8)
+        pos = nxt
+    report.skipped_bytes += int(state[1])
+    if state[2] >= 0:
+        report.incomplete_tail = int(state[2])
 
 
 def _read_records(raw: RawRun, records, row: int, state: _FileState) -> int:
@@ -161,35 +197,31 @@ class _Compiled:
         self.hs = hs
         self.table = np.zeros(1 << 16, np.int64)
         self.slots = np.zeros(((1 << 15) + 1, 3), np.int64)
+        self.arena = np.empty(4 << 20, np.uint8)  # the keys' bytes
         self.keys: list[str] = []  # per slot
         self.axis = np.zeros(1 << 15, np.int8)  # per slot: 1 `_step`, 2 `_timestamp`
         self.slot_code = np.full(1 << 15, -1, np.int64)
 
-    def read(self, raw: RawRun, batch: list, row: int, state: _FileState) -> int | None:
-        """Points of a batch of (offset, payload) records; None when the batch needs protobuf."""
+    def read(self, raw: RawRun, offsets, buf, starts, ends, row: int, state: _FileState) -> int | None:
+        """Points of a batch of records (payload i at buf[starts[i]:ends[i]]); None when the batch
+        needs protobuf."""
         hs = self.hs
-        offsets = np.array([o for o, _p in batch], np.int64)
-        lengths = np.array([len(p) for _o, p in batch], np.int64)
-        buf = np.frombuffer(b"".join(p for _o, p in batch), np.uint8)
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        n = len(batch)
+        n = len(offsets)
         kind, has_step, step = np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.int64)
-        cap = max(1, len(buf) // 4)
+        cap = max(1, int(ends[-1] - starts[0]) // 4 + 1)
         item_rec, key_slot = np.empty(cap, np.int64), np.empty(cap, np.int64)
         val_start, val_end = np.empty(cap, np.int64), np.empty(cap, np.int64)
         before = int(self.slots[0, 0])
         count = hs.scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end,
-                                self.table, self.slots)
+                                self.table, self.slots, self.arena)
         for slot in range(before, int(self.slots[0, 0])):
             a, b = int(self.slots[slot + 1, 0]), int(self.slots[slot + 1, 1])
             try:
-                key = buf[a:b].tobytes().decode("utf-8")
+                key = self.arena[a:b].tobytes().decode("utf-8")
             except UnicodeDecodeError:  # protobuf rejects it: it must judge the record
                 key = None
             self.keys.append(key)
             self.axis[slot] = AXIS_KEYS.index(key) + 1 if key in AXIS_KEYS else 0
-            self.slots[slot + 1, :2] = -1  # this buffer goes away: keep no offsets into it
         if (kind == hs.SLOW).any():
             return None
         item_rec, key_slot = item_rec[:count], key_slot[:count]
