@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -104,7 +105,7 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
         with mapped(path) as (data, release):
             report = FramingReport()
             undecodable: list[int] = []
-            scan = _compiled_scan() if len(data) >= COMPILED_FROM else None
+            scan = _compiled_scan() if len(data) >= COMPILED_FROM or _warm() else None
             if scan is not None:
                 _read_compiled(raw, data, release, scan, tagger, report, undecodable)
             else:
@@ -112,6 +113,12 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
             _report(raw, shown, len(data), report, undecodable)
     except OSError as err:
         raw.issues.append(unreadable(shown, err))
+
+
+def _warm() -> bool:
+    """True once the compiled scan is loaded here (e.g. in a sweep's worker): then it pays for any file."""
+    scan = sys.modules.get("curriwatch.readers.event_scan")
+    return COMPILED_FROM < 1 << 62 and scan is not None and scan.numba is not None and scan.scan.signatures != []
 
 
 def _compiled_scan():
