@@ -14,6 +14,7 @@ from .discover import discover
 from .errors import ConfigError, InputError
 from .frame import FrameBuilder, RunPoints, map_run
 from .model import DataIssue, RawRun, RunSource
+from .parallel import imap_runs
 from .profiles import Profile, all_profiles, compile_user_regex, detect_profile
 from .readers import READERS, read_run
 
@@ -133,13 +134,9 @@ def load(
             f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*) "
             "or W&B run files (run-*.wandb)")
 
-    results: list[SourceResult] = []
-    for done, source in enumerate(sources):
-        if progress:
-            progress(done, len(sources), source.name)
-        results.append(_ingest_one(source, reader, forced, profiles))
-    if progress:
-        progress(len(sources), len(sources), "")
+    results: list[SourceResult] = list(imap_runs(
+        _ingest_one, sources, reader, forced, profiles, names=[s.name for s in sources],
+        sizes=[_size(s) for s in sources], progress=progress))
     builder = FrameBuilder()
     infos = []
     for members, grouped in group_sources(results, grouper):
@@ -291,6 +288,17 @@ def _merge_infos(members: list[SourceResult], grouped: tuple | None, config: Con
     chosen = all_profiles(config.user_profiles).get(profiles[0]) if profiles else None
     info.performance_metric = config["performance_metric"] or (chosen.performance_metric if chosen else None)
     return info
+
+
+
+def _size(source: RunSource) -> int:
+    total = 0
+    for path in source.files:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total
 
 
 def _read(source: RunSource, reader: str) -> RawRun:

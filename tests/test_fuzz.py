@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from curriwatch.model import RunSource
 from curriwatch.readers.leveldb_log import LogReport, iter_log_records
+from curriwatch.readers import event_scan, history_scan, tensorboard, wandb_offline
 from curriwatch.readers.tensorboard import read_tensorboard
 from curriwatch.readers.tfrecord import masked_crc32c
 from curriwatch.readers.wandb_offline import _record_class, read_wandb_offline
@@ -80,18 +81,31 @@ def _record_end(data: bytes, offset: int) -> int:
             return pos
 
 
-def _read_tb(data: bytes):
+def _read_tb(data: bytes, compiled: bool = False):
+    """Read with the numpy path (the default for files this small) or the compiled one."""
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "events.out.tfevents.1.fuzz").write_bytes(data)
         src = RunSource("fuzz", "tensorboard", tmp, (str(Path(tmp) / "events.out.tfevents.1.fuzz"),))
-        raw = read_tensorboard(src)
+        saved = tensorboard.COMPILED_FROM
+        tensorboard.COMPILED_FROM = 0 if compiled else 1 << 62
+        try:
+            raw = read_tensorboard(src)
+        finally:
+            tensorboard.COMPILED_FROM = saved
         return raw.points(), raw.issues
 
 
-def _read_wb(data: bytes):
+def _read_wb(data: bytes, compiled: bool = False, everything: bool = False):
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "run-fuzz.wandb").write_bytes(data)
-        raw = read_wandb_offline(RunSource("fuzz", "wandb", tmp, (str(Path(tmp) / "run-fuzz.wandb"),)))
+        saved = wandb_offline.COMPILED_FROM
+        wandb_offline.COMPILED_FROM = 0 if compiled else 1 << 62
+        try:
+            raw = read_wandb_offline(RunSource("fuzz", "wandb", tmp, (str(Path(tmp) / "run-fuzz.wandb"),)))
+        finally:
+            wandb_offline.COMPILED_FROM = saved
+        if everything:
+            return raw.points(), list(raw.row), raw.text_points, raw.issues
         return [p for p in raw.points() if p[0].startswith("train/")], raw.issues
 
 
@@ -155,6 +169,8 @@ def test_fuzzed_event_file(tb_original, data):
     at_boundary = kind == "truncate" and (len(damaged) in ends or len(damaged) == 0)
     if first is not None and not at_boundary:
         assert issues, (kind, first)
+    if event_scan.numba is not None:  # the compiled scan keeps exactly the same promises
+        assert _read_tb(damaged, compiled=True) == (_points, issues)
 
 
 @FUZZ
@@ -169,6 +185,8 @@ def test_fuzzed_wandb_file(wandb_original, data):
         damaged = mutate(original)
     points, issues, first = _read_and_check(_read_wb, original, damaged, [(end, pts) for _o, end, pts in records],
                                             "run-fuzz.wandb")
+    if history_scan.numba is not None:  # the compiled walk keeps exactly the same promises
+        assert _read_wb(damaged, compiled=True, everything=True) == _read_wb(damaged, everything=True)
     all_points = [p for _o, _e, pts in records for p in pts]
     at_boundary = kind == "truncate" and len(damaged) in boundaries
     if len(points) < len(all_points) and not at_boundary:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import os
+import re
 import shutil
 import struct
 
@@ -12,6 +14,20 @@ from curriwatch.readers import read_run
 from curriwatch.readers.tensorboard import read_tensorboard
 from curriwatch.readers.tfrecord import FramingReport, frame_records
 from writers import event_file, write_tb
+
+
+@pytest.fixture(autouse=True, params=["numpy", "compiled"])
+def scan_path(request, monkeypatch):
+    """Every test here runs on both scan paths: numpy (small files, no numba) and compiled (numba)."""
+    from curriwatch.readers import event_scan, tensorboard
+
+    if request.param == "compiled":
+        if event_scan.numba is None:
+            pytest.skip("numba is not installed: only the numpy path exists here")
+        monkeypatch.setattr(tensorboard, "COMPILED_FROM", 0)
+    else:
+        monkeypatch.setattr(tensorboard, "COMPILED_FROM", 1 << 62)
+    return request.param
 
 
 def formula_series(n_tags=3, n_steps=40):
@@ -204,3 +220,35 @@ def test_forged_terabyte_length_allocates_nothing_big(tmp_path):
     tracemalloc.stop()
     assert len(raw) == 200 and [i.kind for i in raw.issues] == ["incomplete_tail"]
     assert peak < 5_000_000  # a few MB at most, never the claimed terabyte
+
+
+def test_tbparse_reader_turns_fifos_devices_and_dangling_links_into_issues(tmp_path):
+    write_tb(tmp_path / "run", formula_series())
+    run_dir = tmp_path / "run"
+    os.mkfifo(run_dir / "events.out.tfevents.2.fifo")
+    os.symlink("/dev/zero", run_dir / "events.out.tfevents.3.zero")
+    os.symlink(tmp_path / "gone", run_dir / "events.out.tfevents.4.dangling")
+    (run,), _ = discover(tmp_path)
+    native, oracle = read_run(run), read_run(run, "tbparse")
+    assert sorted(oracle.points()) == sorted(native.points()) and len(native) == 3 * 40
+    unreadable = sorted(i.path for i in oracle.issues if i.kind == "unreadable_file")
+    assert unreadable == sorted(i.path for i in native.issues if i.kind == "unreadable_file")
+    assert len(unreadable) == 3
+
+
+def test_tbparse_reader_reports_what_a_flipped_byte_costs_it(tmp_path):
+    write_tb(tmp_path / "run", formula_series(n_tags=2, n_steps=100))
+    path = event_file(tmp_path / "run")
+    data = bytearray(path.read_bytes())
+    starts, _ends = frame_records(bytes(data), FramingReport())
+    at = int(starts[len(starts) // 2]) + 3  # inside a payload, half way through the file
+    data[at] ^= 0x01
+    path.write_bytes(bytes(data))
+    run = only_run(tmp_path)
+    native, oracle = read_run(run), read_run(run, "tbparse")
+    assert len(native) == 199  # the native reader loses the one record
+    assert set(oracle.points()) <= set(native.points())
+    assert len(oracle) < len(native)  # tbparse stops at the damage ...
+    assert [i.kind for i in oracle.issues if i.kind == "bad_crc"] == ["bad_crc"]  # ... not silently
+    (note,) = [i for i in oracle.issues if "tbparse reader stops" in i.detail]
+    assert int(re.search(r"byte (\d+)", note.detail).group(1)) == at - 15  # the record's start

@@ -11,6 +11,20 @@ from curriwatch.readers.wandb_offline import read_wandb_offline
 from writers import write_wandb
 
 
+@pytest.fixture(autouse=True, params=["protobuf", "compiled"])
+def read_path(request, monkeypatch):
+    """Every test here runs on both paths: protobuf record by record, and the compiled walk."""
+    from curriwatch.readers import history_scan, wandb_offline
+
+    if request.param == "compiled":
+        if history_scan.numba is None:
+            pytest.skip("numba is not installed: only the protobuf path exists here")
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 0)
+    else:
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 1 << 62)
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def formula_run(tmp_path_factory):
     """30 rows with an explicit step, nested keys, NaN/inf, a string and a sparse eval key."""
@@ -133,3 +147,76 @@ def test_not_a_wandb_file_is_a_data_issue(tmp_path):
     assert len(raw) == 0
     (issue,) = raw.issues
     assert issue.kind == "unreadable_file" and "bad magic" in issue.detail
+
+
+def _write_log(path, payloads: list[bytes]) -> None:
+    """LevelDB-log framing as wandb writes it (wandb/sdk/internal/datastore.py of wandb 0.17: 7-byte
+    `:W&B` header, FULL or FIRST/MIDDLE/LAST chunks that never cross a 32 KiB block)."""
+    import struct
+    import zlib
+
+    from curriwatch.readers.leveldb_log import BLOCK
+
+    out = bytearray(b":W&B\xe1\xbe\x00")
+    for payload in payloads:
+        first = True
+        while True:
+            left = BLOCK - len(out) % BLOCK
+            if left < 7:
+                out += b"\x00" * left
+                continue
+            part, payload = payload[: left - 7], payload[left - 7:]
+            kind = (1 if not payload else 2) if first else (4 if not payload else 3)
+            out += struct.pack("<IHB", zlib.crc32(part, zlib.crc32(bytes([kind]))), len(part), kind) + part
+            first = False
+            if not payload:
+                break
+    path.write_bytes(bytes(out))
+
+
+@pytest.mark.parametrize("bad", ["1e30", "Infinity", "-Infinity", "NaN", str(2**63), "2.5"])
+def test_a_step_item_that_is_no_int64_costs_that_record_only(tmp_path, bad):
+    """Old SDKs and synced files keep the step only as a `_step` item (no history.step)."""
+    from curriwatch import load
+    from curriwatch.readers.wandb_offline import _record_class
+
+    good = write_wandb(tmp_path, [{"train/a/reward": i / 10} for i in range(5)], run_id="intact")
+    parse = _record_class().FromString
+    payloads = []
+    for _offset, payload in iter_log_records(good.read_bytes(), LogReport()):
+        record = parse(payload)
+        if record.HasField("history"):
+            step = record.history.step.num
+            record.history.ClearField("step")
+            (item,) = [i for i in record.history.item if "_step" in (i.key, *i.nested_key)]
+            item.value_json = bad if step == 2 else str(step)
+        payloads.append(record.SerializeToString())
+    old = tmp_path / "offline-run-20260101_000000-oldsdk" / "run-oldsdk.wandb"
+    old.parent.mkdir()
+    _write_log(old, payloads)
+
+    ingest = load(tmp_path)
+    assert {r.name for r in ingest.runs} == {"offline-run-20260101_000000-intact",
+                                            "offline-run-20260101_000000-oldsdk"}
+    runs, _ = discover(tmp_path)
+    raw = read_wandb_offline(next(r for r in runs if "oldsdk" in r.name))
+    got = sorted((s, v) for t, s, v in raw.points() if t == "train/a/reward")
+    assert got == [(s, s / 10) for s in (0, 1, 3, 4)]
+    (issue,) = [i for i in raw.issues if i.kind == "corrupt_record"]
+    assert "1 history row(s) whose _step" in issue.detail
+    intact = read_wandb_offline(next(r for r in runs if "intact" in r.name))
+    assert sorted(s for t, s, _v in intact.points() if t == "train/a/reward") == [0, 1, 2, 3, 4]
+
+
+def test_compiled_walk_gives_what_protobuf_gives(formula_run, monkeypatch, read_path):
+    """Points, rows, text values (strings logged as words) and issues: identical on both paths."""
+    from curriwatch.readers import wandb_offline
+
+    folder = formula_run[0]
+    got = {}
+    for name, threshold in (("protobuf", 1 << 62), ("compiled", 0)):
+        monkeypatch.setattr(wandb_offline, "COMPILED_FROM", threshold)
+        raw = read_wandb_offline(only_run(folder))
+        got[name] = (raw.tags, raw.points(), list(raw.row), raw.text_points, raw.issues)
+    assert repr(got["compiled"]) == repr(got["protobuf"])  # repr: NaN values compare equal
+    assert got["compiled"][3]  # the string values are there to compare

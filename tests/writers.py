@@ -84,5 +84,24 @@ def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None
         wait_until_complete(src)
         dest = Path(dest_folder) / f"offline-run-{stamp}-{run_id}" / src.name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
+        _copy_when_complete(src, dest, crash)
     return dest
+
+
+def _copy_when_complete(src: Path, dest: Path, crash: bool) -> None:
+    """Copy once wandb's service has written the run's last record (`exit`, absent after a crash):
+    `finish()` can return while the service still flushes, which made copies lose their tail."""
+    import time
+
+    from curriwatch.readers.leveldb_log import LogReport, iter_log_records
+    from curriwatch.readers.wandb_offline import _record_class
+
+    parse = _record_class().FromString
+    deadline = time.monotonic() + 120
+    while True:
+        data = src.read_bytes()
+        records = [parse(p) for _o, p in iter_log_records(data, LogReport())]
+        if crash or any(r.HasField("exit") for r in records) or time.monotonic() > deadline:
+            dest.write_bytes(data)
+            return
+        time.sleep(0.1)

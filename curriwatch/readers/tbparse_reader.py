@@ -1,23 +1,55 @@
 """TensorBoard through tbparse: the reference reader (`--reader tbparse`) and the tests' oracle.
 
-Slow and it inherits TensorBoard's silent purge after restarts and silent stop at a truncated
-tail, which is why it is not the default.
+Slow, and it inherits TensorBoard's own reading: a silent purge after restarts and a stop at the
+first damaged record of a file. So that nothing is lost silently, every event file is first framed
+by the native reader: files that are not regular readable files (FIFOs, devices, dangling links)
+become `unreadable_file` issues and are never handed to tbparse, and a damaged file gets the
+native issue plus one saying that tbparse read nothing after the damage. tbparse reads the others
+through links in a private temporary folder, never the logdir itself.
 """
 from __future__ import annotations
 
 import math
 import os
+import re
+import tempfile
 
-from ..model import RawRun, RunSource
-from .tensorboard import _subfolder_tagger
+from ..model import DataIssue, RawRun, RunSource
+from .tensorboard import _display, _read_event_file, _subfolder_tagger
 
 
 def read_tbparse(source: RunSource) -> RawRun:
+    raw = RawRun(source)
+    readable: list[str] = []
+    for path in source.files:
+        check = RawRun(source)
+        shown = _display(path, source)
+        _read_event_file(check, path, lambda tag: tag, shown)
+        raw.issues.extend(check.issues)
+        if any(i.kind == "unreadable_file" for i in check.issues):
+            continue
+        readable.append(path)
+        damage = [int(m.group(1)) for i in check.issues if i.kind in ("bad_crc", "corrupt_record")
+                  for m in [re.search(r"byte (\d+)", i.detail)] if m]
+        if damage:
+            raw.issues.append(DataIssue(
+                "corrupt_record", shown,
+                f"the tbparse reader stops at a file's first damaged record (byte {min(damage)}): points "
+                "after it were not read; the native reader reads on past damage"))
+    if readable:
+        with tempfile.TemporaryDirectory(prefix="curriwatch-tbparse-") as tmp:
+            for path in readable:  # the same layout, so subfolder tags stay the same
+                link = os.path.join(tmp, os.path.relpath(path, source.path))
+                os.makedirs(os.path.dirname(link), exist_ok=True)
+                os.symlink(os.path.realpath(path), link)
+            _read_points(raw, tmp)
+    return raw
+
+
+def _read_points(raw: RawRun, folder: str) -> None:
     from tbparse import SummaryReader
 
-    raw = RawRun(source)
-    reader = SummaryReader(source.path, extra_columns={"wall_time", "dir_name"},
-                           event_types={"scalars", "tensors"})
+    reader = SummaryReader(folder, extra_columns={"wall_time", "dir_name"}, event_types={"scalars", "tensors"})
     for frame in (reader.scalars, reader.tensors):
         if frame is None or frame.empty:
             continue
@@ -34,4 +66,3 @@ def read_tbparse(source: RunSource) -> RawRun:
             raw.step.append(int(step))
             raw.value.append(val)
             raw.wall_time.append(float(wall) if not math.isnan(wall) else math.nan)
-    return raw

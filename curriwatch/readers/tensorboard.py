@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -10,8 +11,8 @@ from tensorboard.compat.proto import types_pb2
 from tensorboard.compat.proto.event_pb2 import Event
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, read_bytes, undecodable_issue, unreadable
-from .fast_events import CHUNK, decode_simple_scalars
+from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
+from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
 
 # dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)
@@ -95,15 +96,89 @@ def _display(path: str, source: RunSource) -> str:
     return f"{source.name}/{PurePosixPath(rel).as_posix()}" if source.name != "." else PurePosixPath(rel).as_posix()
 
 
+COMPILED_FROM = 1 << 20  # bytes: smaller files are not worth importing numba for
+_CAPACITY = 1 << 18  # records per compiled pass: bounds the per-pass arrays (~15 MB)
+
+
 def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
     try:
-        data = read_bytes(path)
+        with mapped(path) as (data, release):
+            report = FramingReport()
+            undecodable: list[int] = []
+            scan = _compiled_scan() if len(data) >= COMPILED_FROM or _warm() else None
+            if scan is not None:
+                _read_compiled(raw, data, release, scan, tagger, report, undecodable)
+            else:
+                _read_numpy(raw, data, tagger, report, undecodable)
+            _report(raw, shown, len(data), report, undecodable)
     except OSError as err:
         raw.issues.append(unreadable(shown, err))
-        return
-    report = FramingReport()
-    starts, ends = frame_records(data, report)
+
+
+def _warm() -> bool:
+    """True once the compiled scan is loaded here (e.g. in a sweep's worker): then it pays for any file."""
+    scan = sys.modules.get("curriwatch.readers.event_scan")
+    return COMPILED_FROM < 1 << 62 and scan is not None and scan.numba is not None and scan.scan.signatures != []
+
+
+def _compiled_scan():
+    """The compiled scanner module, or None without numba (or with CURRIWATCH_NO_JIT set)."""
+    from . import event_scan
+
+    return event_scan if event_scan.numba is not None else None
+
+
+_TAG_TABLE = 1 << 16  # distinct tags a file can intern in the compiled pass; more go to protobuf
+
+
+def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport, undecodable: list[int]) -> None:
     buf = np.frombuffer(data, np.uint8)
+    cap = min(_CAPACITY, len(buf) // 16 + 1)
+    cols = {"record": np.int64, "kind": np.uint8, "wall": np.uint64, "step": np.uint64,
+            "value": np.uint32, "tag_slot": np.int64}
+    out = {name: np.empty(cap, dtype) for name, dtype in cols.items()}
+    size = min(_TAG_TABLE, 1 << (len(buf) // 16).bit_length())  # a record takes >= 16 bytes
+    table = np.zeros(max(size, 64), np.int64)
+    slots = np.zeros((len(table) // 2 + 1, 3), np.int64)  # row 0: counts; then (start, end, hash)
+    arena = np.empty(min(4 << 20, len(buf)), np.uint8)  # the tags' bytes
+    slot_code = np.zeros(len(table) // 2, np.int64)
+    coded = 0
+    state: dict = {}
+    pos = 0
+    while pos < len(buf):
+        count, pos, stop = es.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, arena, *out.values())
+        got = {name: arr[:count] for name, arr in out.items()}
+        kind, record = got["kind"], got["record"]
+        report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
+        for slot in range(coded, int(slots[0, 0])):  # tags met for the first time, in file order
+            a, b = int(slots[slot + 1, 0]), int(slots[slot + 1, 1])
+            try:
+                slot_code[slot] = raw.code_for(tagger(arena[a:b].tobytes().decode("utf-8")))
+            except UnicodeDecodeError:
+                slot_code[slot] = -1
+        coded = int(slots[0, 0])
+        fast = np.flatnonzero(kind == es.SCALAR)
+        codes = slot_code[got["tag_slot"][fast]]
+        if (codes < 0).any():  # tags that are not UTF-8: let protobuf judge those records
+            kind[fast[codes < 0]] = es.PROTOBUF
+            fast, codes = fast[codes >= 0], codes[codes >= 0]
+        slow_idx = np.flatnonzero(kind == es.PROTOBUF)
+        starts = record + 12
+        ends = starts.copy()
+        ends[slow_idx] += read_le(buf, record[slow_idx], "<u8").astype(np.int64)
+        slow = _decode_slow(raw, data, starts, ends, slow_idx, tagger, undecodable, state)
+        _append(raw, fast, codes, got["step"][fast].view(np.int64),
+                got["value"][fast].view(np.float32).astype(np.float64), got["wall"][fast].view(np.float64), slow)
+        if stop:
+            report.stop_offset, report.stop_reason = pos, "incomplete_tail" if stop == es.TAIL else "corrupt_record"
+            break
+        release(pos)
+
+
+def _read_numpy(raw: RawRun, data, tagger, report: FramingReport, undecodable: list[int]) -> None:
+    """The path without numba: Python framing with numpy decoding of the common layout."""
+    starts, ends = frame_records(data, report)
+    buf = np.frombuffer(data, np.uint8) if len(data) else np.zeros(0, np.uint8)
     fast, wall, step, value, tag_start, tag_end = decode_simple_scalars(buf, starts, ends)
 
     fast_idx = np.flatnonzero(fast)
@@ -123,29 +198,47 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
         fast[fast_idx[fast_codes < 0]] = False
         keep = fast_codes >= 0
         fast_idx, fast_codes = fast_idx[keep], fast_codes[keep]
-    undecodable: list[int] = []
-
-    slow = _decode_slow(raw, data, starts, ends, np.flatnonzero(~fast), tagger, undecodable)
-    rec = np.concatenate([fast_idx, slow["record"]])
-    order = np.argsort(rec, kind="stable")  # back to file order: the last write must win later
-    raw.tag_code.extend(np.concatenate([fast_codes, slow["code"]])[order].tolist())
-    raw.step.frombytes(np.concatenate([step[fast_idx], slow["step"]])[order].astype(np.int64).tobytes())
-    raw.value.frombytes(np.concatenate([value[fast_idx], slow["value"]])[order].tobytes())
-    raw.wall_time.frombytes(np.concatenate([wall[fast_idx], slow["wall"]])[order].tobytes())
-    _report(raw, shown, len(data), report, [int(starts[i]) - 12 for i in undecodable])
+    slow = _decode_slow(raw, data, starts, ends, np.flatnonzero(~fast), tagger, undecodable, {})
+    _append(raw, fast_idx, fast_codes, step[fast_idx], value[fast_idx], wall[fast_idx], slow)
 
 
-def _decode_slow(raw: RawRun, data: bytes, starts, ends, records, tagger, undecodable: list[int]) -> dict:
-    """Protobuf decoding of the records the fast path did not take (tensors, metadata, others)."""
+def _append(raw: RawRun, fast_idx, fast_codes, step, value, wall, slow: dict) -> None:
+    """Fast and protobuf-decoded points merged back into file order: the last write must win later."""
+    cols = [(raw.tag_code, fast_codes, slow["code"]), (raw.step, step, slow["step"]),
+            (raw.value, value, slow["value"]), (raw.wall_time, wall, slow["wall"])]
+    order = None
+    if len(slow["record"]):
+        order = np.argsort(np.concatenate([fast_idx, slow["record"]]), kind="stable")
+    for target, fast, slow_col in cols:
+        merged = np.concatenate([fast, slow_col])[order] if order is not None else fast
+        target.frombytes(np.ascontiguousarray(merged, dtype=f"{target.typecode == 'd' and 'f' or 'i'}"
+                                              f"{target.itemsize}").tobytes())
+
+
+def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: list[int], state: dict) -> dict:
+    """Protobuf decoding of the records the fast path did not take (tensors, metadata, others).
+
+    Records of 1 KiB or more are first walked without decoding (`event_scan.classify`): images,
+    histograms and audio are skipped at the cost of their few field headers, not their bytes.
+    """
     parse = Event.FromString
     out = {"record": [], "code": [], "step": [], "value": [], "wall": []}
-    codes: dict[str, int] = {}
-    plugin: dict[str, str] = {}  # tag -> plugin name from its first metadata
+    codes: dict[str, int] = state.setdefault("codes", {})
+    plugin: dict[str, str] = state.setdefault("plugin", {})  # tag -> plugin name from its first metadata
+    classify = None
     for i in records.tolist():
+        a, b = int(starts[i]), int(ends[i])
+        if b - a >= 1024:
+            if classify is None:
+                from . import event_scan
+
+                buf, classify, no_scalar = np.frombuffer(data, np.uint8), event_scan.classify, event_scan.NO_SCALAR
+            if classify(buf, a, b) == no_scalar:
+                continue
         try:
-            event = parse(data[starts[i] : ends[i]])
+            event = parse(data[a:b])
         except DecodeError:
-            undecodable.append(i)
+            undecodable.append(a - 12)
             continue
         if not event.HasField("summary"):
             continue
