@@ -185,6 +185,8 @@ def test_a_step_item_that_is_no_int64_costs_that_record_only(tmp_path, bad):
     payloads = []
     for _offset, payload in iter_log_records(good.read_bytes(), LogReport()):
         record = parse(payload)
+        if record.HasField("run"):
+            record.run.run_id = "oldsdk"  # another run, not a resume of the intact one
         if record.HasField("history"):
             step = record.history.step.num
             record.history.ClearField("step")
@@ -202,7 +204,7 @@ def test_a_step_item_that_is_no_int64_costs_that_record_only(tmp_path, bad):
     raw = read_wandb_offline(next(r for r in runs if "oldsdk" in r.name))
     got = sorted((s, v) for t, s, v in raw.points() if t == "train/a/reward")
     assert got == [(s, s / 10) for s in (0, 1, 3, 4)]
-    (issue,) = [i for i in raw.issues if i.kind == "corrupt_record"]
+    (issue,) = [i for i in raw.issues if i.kind == "bad_step"]
     assert "1 history row(s) whose _step" in issue.detail
     intact = read_wandb_offline(next(r for r in runs if "intact" in r.name))
     assert sorted(s for t, s, _v in intact.points() if t == "train/a/reward") == [0, 1, 2, 3, 4]

@@ -75,7 +75,7 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
     _report_issues(raw, shown, size, report, state.non_numeric, state.undecodable)
     if state.bad_steps:
         raw.issues.append(DataIssue(
-            "corrupt_record", shown,
+            "bad_step", shown,
             f"{len(state.bad_steps)} history row(s) whose _step is not a whole number in the int64 range "
             f"were skipped (first at byte {state.bad_steps[0]})"))
 
