@@ -187,7 +187,7 @@ def scan(
     """Read and analyse every run under LOGDIR, print the report, save it for `report`."""
     from . import store
     from .render.common import select_runs
-    from .render.terminal import render_report
+    from .render.terminal import report_text
 
     with cli_errors():
         report, cfg = _analyse(logdir, profile, config, reader, wandb)
@@ -196,7 +196,9 @@ def scan(
         except OSError as err:
             print(f"curriwatch: warning: could not save the result for `report`: {err}", file=sys.stderr)
         report = select_runs(report, run)
-        write_stdout(lambda: render_report(report, stdout_console()))
+        console = stdout_console()
+        text = report_text(report, console)
+        write_stdout(lambda: console.file.write(text))
         _gate(report, fail_on)
 
 
@@ -245,14 +247,12 @@ def render_text(result, format: Format, to_file: bool) -> str:
         from .render.html import render_html
 
         return render_html(result)
-    from .render.terminal import render_report
-
     from rich.console import Console
 
+    from .render.terminal import report_text
+
     console = stdout_console() if not to_file else Console(file=io.StringIO(), no_color=True, width=100)
-    with console.capture() as capture:
-        render_report(result, console)
-    return capture.get()
+    return report_text(result, console)
 
 
 @app.command("config")

@@ -73,9 +73,11 @@ def test_terminal_report_at_80_columns_without_colour(sample_logs):
         assert f"run {spec['run']}" in out
         for env in spec["envs"]:
             if env["expected_warning"]:
-                assert re.search(rf"{env['expected_warning']} {env['env_id']} steps \d+", out), env
-    assert out.index("3 runs · critical") < out.index("run generic/curriculum_run")  # overview first
-    assert "· locked  ─ active  ━ graduated  ▲ incident starts" in out
+                assert re.search(rf"{env['env_id']} · since step \d+ \((ongoing|resolved)\)\n +"
+                                 rf"{env['expected_warning']}: ", out), env
+    assert out.startswith("curriwatch: CRITICAL · 3 run(s)")  # the verdict first
+    assert out.index("worst incidents") < out.index("run generic/curriculum_run")
+    assert "· locked  ─ active  ━ graduated  ▲ warning  ✖ critical starts" in out
 
 
 def test_terminal_report_in_colour_on_a_forced_terminal(sample_logs):
@@ -87,7 +89,7 @@ def test_terminal_report_in_colour_on_a_forced_terminal(sample_logs):
 def test_run_filter(sample_logs):
     result = runner.invoke(app, ["scan", str(sample_logs), "--run", "roll/*", "--fail-on", "never"], env=PLAIN)
     assert "run roll/agentic_sokoban" in result.stdout and "run generic" not in result.stdout
-    assert "runs ·" not in result.stdout  # one run: no overview
+    assert not re.search(r"^run +status +envs", result.stdout, re.M)  # one run: no overview
 
 
 def test_markdown_has_overview_env_and_incident_tables(sample_logs, tmp_path):
@@ -99,7 +101,7 @@ def test_markdown_has_overview_env_and_incident_tables(sample_logs, tmp_path):
     assert "| run | status | envs | critical | warning | info | data issues |" in md
     assert md.count("| env | state | train | eval | peak | trend | performance | health |") == 3
     assert md.count("| severity | type | env | steps | message |") == 3
-    assert "| 🔴 critical | graduated_regression | two_digit | 2600..4000 (ongoing) |" in md
+    assert "| 🔴 critical | graduated\\_regression | two\\_digit | 2600..4000 (ongoing) |" in md
 
 
 def write_run(tmp_path, envs):
