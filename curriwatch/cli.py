@@ -65,7 +65,10 @@ def cli_errors():
     except CurriwatchError as err:
         print(f"curriwatch: error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:  # typer would turn it into a silent exit 130
+        print("curriwatch: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except (typer.Exit, typer.Abort):
         raise
     except Exception as err:  # a bug: still one line, with a way to see the traceback
         if os.environ.get("CURRIWATCH_DEBUG"):
@@ -346,7 +349,7 @@ def main(args: list[str] | None = None) -> None:
     except click.ClickException as err:
         print(f"curriwatch: error: {' '.join(err.format_message().split())[:300]}", file=sys.stderr)
         code = err.exit_code
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, typer.Abort):
         print("curriwatch: interrupted", file=sys.stderr)
         code = 130
     except BrokenPipeError:

@@ -56,6 +56,9 @@ def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None
             else:
                 run.log(row, step=steps[i])
         run.finish()
+        # finish() can return while wandb's service process still writes the file: teardown waits
+        # for that process to exit, so the copy below never takes a half-written file
+        wandb.teardown()
         src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
         dest = Path(dest_folder) / f"offline-run-20260101_000000-{run_id}" / src.name
         dest.parent.mkdir(parents=True, exist_ok=True)

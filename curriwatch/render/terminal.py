@@ -150,18 +150,22 @@ def spark_width(width: int) -> int:
 
 
 def env_table(envs, width: int) -> Table:
-    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
-    for col, justify in (("env", "left"), ("state", "left"), ("train", "right"), ("eval", "right"),
-                         ("peak", "right"), ("trend", "left"), ("performance", "left"), ("health", "left")):
-        # nothing but the env id may shrink: a number or a word is never split
-        table.add_column(col, justify=justify, no_wrap=True, overflow="ellipsis" if col == "env" else "crop",
-                         min_width=8 if col == "env" else None)
+    """Every column but `env` at its natural width (a number or a word is never split); the env
+    id gets what is left and ends with … when it must."""
     bins = spark_width(width)
-    for e in envs:
-        status = status_of(e)
-        table.add_row(e.env_id, Text(e.current_state, STATE_STYLE.get(e.current_state, "")),
-                      fmt(e.current_train_performance), fmt(e.current_eval_performance), fmt(e.peak_performance),
-                      e.performance_trend, sparkline(e.sparkline[-bins:]), Text(status, STATUS_STYLE[status]))
+    header = ("env", "state", "train", "eval", "peak", "trend", "performance", "health")
+    rows = [(e.env_id, e.current_state, fmt(e.current_train_performance), fmt(e.current_eval_performance),
+             fmt(e.peak_performance), e.performance_trend, sparkline(e.sparkline[-bins:]), status_of(e)) for e in envs]
+    natural = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    env_width = max(8, min(natural[0], width - sum(natural[1:]) - 2 * (len(header) - 1)))
+    table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
+    for i, col in enumerate(header):
+        table.add_column(col, justify="right" if col in ("train", "eval", "peak") else "left", no_wrap=True,
+                         overflow="ellipsis" if col == "env" else "crop",
+                         width=env_width if i == 0 else natural[i])
+    for (env_id, state, train, eval_, peak, trend, spark, status) in rows:
+        table.add_row(env_id, Text(state, STATE_STYLE.get(state, "")), train, eval_, peak, trend, spark,
+                      Text(status, STATUS_STYLE[status]))
     return table
 
 
