@@ -152,6 +152,12 @@ def _load(logdir, profile, cfg, reader, wandb):
     """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
     from .ingest import load
 
+    if reader is ReaderChoice.tbparse:
+        try:
+            import tbparse  # noqa: F401  (optional: only this reader needs it)
+        except ImportError:
+            raise CurriwatchError("--reader tbparse needs the tbparse package: "
+                                  "pip install tbparse (or the curriwatch[tbparse] extra)") from None
     progress = DelayedProgress()
     try:
         return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)

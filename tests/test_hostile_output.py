@@ -265,3 +265,11 @@ def test_the_progress_bar_leaves_nothing_on_a_non_terminal_stderr(capsys):
         progress(done, 10, "run")
     progress.close()
     assert capsys.readouterr().err == ""
+
+
+def test_reader_tbparse_without_tbparse_is_one_line(monkeypatch, sample_logs):
+    monkeypatch.setitem(sys.modules, "tbparse", None)  # as if not installed
+    result = runner.invoke(app, ["scan", str(sample_logs), "--reader", "tbparse"])
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--reader tbparse needs the tbparse package" in lines[0]
