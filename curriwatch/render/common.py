@@ -33,21 +33,38 @@ def inert(text) -> str:
 
 
 _SKIP = frozenset({"chart", "sparkline"})  # numbers only, and large
+_NEEDS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = (int, float, bool, type(None))
 
 
 def inert_report(report: Report) -> Report:
-    """A copy of `report` whose every string is `inert`: what every renderer but JSON draws."""
+    """`report` with every string made `inert`: what every renderer but JSON draws. Objects
+    holding nothing to change are kept as they are, so a clean report costs one pass, no copies."""
     def walk(value):
-        if isinstance(value, str):
-            return inert(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {f.name: walk(getattr(value, f.name)) for f in dataclasses.fields(value)
-                       if f.name not in _SKIP and f.init}
-            return dataclasses.replace(value, **changes)
+        kind = type(value)
+        if kind in _PLAIN:
+            return value
+        if kind is str:
+            return inert(value) if _NEEDS.search(value) else value
+        names = _FIELDS.get(kind)
+        if names is None and dataclasses.is_dataclass(value):
+            names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value) if f.init and f.name not in _SKIP)
+        if names is not None:
+            changes = {}
+            for name in names:
+                old = getattr(value, name)
+                new = walk(old)
+                if new is not old:
+                    changes[name] = new
+            return dataclasses.replace(value, **changes) if changes else value
         if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
+            items = [(walk(k), walk(v)) for k, v in value.items()]
+            same = all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items()))
+            return value if same else dict(items)
         if isinstance(value, (list, tuple, set, frozenset)):
-            return type(value)(walk(v) for v in value)
+            items = [walk(v) for v in value]
+            return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
         return value
 
     return walk(report)
