@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 
 from ..health import EnvHealth
@@ -66,13 +67,23 @@ def _polyline(steps, values, sx, lo, hi, top, height, cls) -> str:
     return f'<polyline class="{cls}" points="{" ".join(pts)}"/>' if pts else ""
 
 
+def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round tick values (1, 2 or 5 × 10^k apart) covering lo..hi, about `count` of them."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo]
+    raw = (hi - lo) / max(count - 1, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step) * step
+    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
 def _axis(sx: Scale, first: int, last: int, y: float, ticks: int = 6) -> str:
     out = [f'<line class="axis" x1="{sx.x0}" x2="{sx.x0 + sx.width}" y1="{y}" y2="{y}"/>']
-    for k in range(ticks + 1):
-        step = first + (last - first) * k / ticks
+    for step in nice_ticks(first, last, ticks):
         x = sx(step)
         out.append(f'<line class="tick" x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}"/>'
-                   f'<text class="tick" x="{x:.1f}" y="{y + 15}" text-anchor="middle">{int(step)}</text>')
+                   f'<text class="tick" x="{x:.1f}" y="{y + 15}" text-anchor="middle">{fmt(int(step))}</text>')
     return "".join(out)
 
 
@@ -158,10 +169,13 @@ def env_chart(run: RunReport, env: EnvHealth) -> str:
     def y(v):
         return top + height - (v - lo) / span * height
 
-    out = [f'<svg class="env-chart" id="svg-{slug(run.run, env.env_id)}" viewBox="0 0 {W} {height + 40}" '
-           f'width="100%" role="img" aria-label="performance of {esc(env.env_id)}">']
-    for k in range(5):
-        v = lo + span * k / 4
+    out = [f'<svg class="env-chart" id="svg-{slug(run.run, env.env_id)}" viewBox="0 0 {W} {height + 52}" '
+           f'width="100%" role="img" aria-label="performance of {esc(env.env_id)}">',
+           f'<text class="axis-title" x="{60 + (W - 80) / 2:.0f}" y="{top + height + 40}" '
+           f'text-anchor="middle">step</text>',
+           f'<text class="axis-title" transform="translate(14 {top + height / 2:.0f}) rotate(-90)" '
+           f'text-anchor="middle">{esc(run.performance_metric or "performance")}</text>']
+    for v in nice_ticks(lo, hi, 5):
         out.append(f'<line class="grid" x1="60" x2="{W - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
                    f'<text class="tick" x="54" y="{y(v) + 4:.1f}" text-anchor="end">{fmt(v, 2)}</text>')
     for w in run.warnings:
@@ -299,7 +313,7 @@ h3{font-size:14px;margin:16px 0 6px;color:#374151}h4{font-size:14px;margin:18px 
 .line.eval{border-color:#111827}.line.train{border-color:#60a5fa}
 table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #e5e7eb;padding:3px 10px;text-align:left;
  vertical-align:top}th{color:#374151}
-svg text{font-size:11px;fill:#374151}svg .label{font-size:12px;fill:#111827}
+svg text{font-size:11px;fill:#374151}svg .axis-title{font-size:12px;fill:#111827}svg .label{font-size:12px;fill:#111827}
 .axis{stroke:#9ca3af}.tick{stroke:#9ca3af}.grid{stroke:#f3f4f6}
 polyline{fill:none;stroke-linejoin:round}polyline.eval{stroke:#111827;stroke-width:1.5}
 polyline.train{stroke:#60a5fa;stroke-width:1}polyline.overlay{stroke:#1f2937;stroke-width:1.2;opacity:.8}
@@ -331,12 +345,17 @@ a{color:#1d4ed8;text-decoration:none}a:hover{text-decoration:underline}
       var box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;
       var x = (ev.clientX - box.left) / scale;
       var step = data.first + (x - data.x0) / data.w * data.span;
+      var near = 8 * data.span / data.w;  // a point within 8 px of the cursor, never a stale one
       var parts = [];
-      ["eval", "train"].forEach(function (name) {
-        var s = data[name][0], i = nearest(s, step);
-        if (i >= 0) { parts.push(name + " " + data[name][1][i].toPrecision(3) + " @ " + s[i]); }
-      });
-      if (!parts.length) { return; }
+      if (x >= data.x0 && x <= data.x0 + data.w) {
+        ["eval", "train"].forEach(function (name) {
+          var s = data[name][0], i = nearest(s, step);
+          if (i >= 0 && Math.abs(s[i] - step) <= near) {
+            parts.push(name + " " + data[name][1][i].toPrecision(3) + " @ " + s[i]);
+          }
+        });
+      }
+      if (!parts.length) { tip.hidden = true; cursor.setAttribute("visibility", "hidden"); return; }
       tip.textContent = "step " + Math.round(step) + ": " + parts.join(", ");
       tip.hidden = false;
       tip.style.left = Math.min(ev.clientX - box.left + 12, box.width - 260) + "px";
