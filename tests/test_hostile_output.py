@@ -45,7 +45,7 @@ def test_a_planted_pickle_in_the_cache_never_runs(tmp_path, payload, name):
     folder = cache / "results"
     folder.mkdir(parents=True)
     marker = tmp_path / "PWNED"
-    exploit = _Exploit(os.system, (f"touch {marker}",)) if payload == "touch" else _Exploit(sys.exit, (0,))
+    exploit = _Exploit(os.system, (f"touch {marker}",)) if payload == "touch" else _Exploit(eval, ("__import__('sys').exit(0)",))
     (folder / name).write_bytes(pickle.dumps({"format": "x", "version": "x", "report": exploit}))
     (folder / "last").write_text(name)
     proc = cli(["report"], env={"CURRIWATCH_CACHE_DIR": str(cache)})
