@@ -12,11 +12,8 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
-from . import __version__
 from .errors import CurriwatchError
-from .gate import FailOn, gate_verdict
 
 app = typer.Typer(
     name="curriwatch",
@@ -24,7 +21,16 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no rich import for --help, no <bool>/<list[str]> type labels
 )
+
+
+class FailOn(str, Enum):
+    """--fail-on levels (the gate's own enum lives in curriwatch.gate, which loads the analysis)."""
+
+    critical = "critical"
+    warning = "warning"
+    never = "never"
 
 
 class ReaderChoice(str, Enum):
@@ -32,11 +38,22 @@ class ReaderChoice(str, Enum):
     tbparse = "tbparse"
 
 
-def stdout_console() -> Console:
-    return Console(no_color=bool(os.environ.get("NO_COLOR")) or None, soft_wrap=False)
+def stdout_console():
+    """The report's console. A closed pipe raises BrokenPipeError (rich would exit 1, which
+    reads as "gate failed"), so `scan | head -1` keeps the gate's exit code."""
+    from rich.console import Console
+
+    class StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            _quiet_stdout()
+            raise BrokenPipeError(32, "Broken pipe")
+
+    return StdoutConsole(no_color=bool(os.environ.get("NO_COLOR")) or None, soft_wrap=False)
 
 
-def stderr_console() -> Console:
+def stderr_console():
+    from rich.console import Console
+
     return Console(stderr=True, no_color=bool(os.environ.get("NO_COLOR")) or None)
 
 
@@ -48,7 +65,10 @@ def cli_errors():
     except CurriwatchError as err:
         print(f"curriwatch: error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:  # typer would turn it into a silent exit 130
+        print("curriwatch: interrupted", file=sys.stderr)
+        raise typer.Exit(130) from None
+    except (typer.Exit, typer.Abort):
         raise
     except Exception as err:  # a bug: still one line, with a way to see the traceback
         if os.environ.get("CURRIWATCH_DEBUG"):
@@ -69,8 +89,8 @@ class DelayedProgress:
 
     def __call__(self, done: int, total: int, name: str) -> None:
         if self.bar is None:
-            if time.monotonic() - self.start < self.delay or done >= total:
-                return
+            if time.monotonic() - self.start < self.delay or done >= total or not sys.stderr.isatty():
+                return  # a bar on a pipe or file would only leave control codes and blank lines
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.bar = Progress(TextColumn("reading"), BarColumn(), MofNCompleteColumn(),
@@ -90,7 +110,10 @@ class DelayedProgress:
 
 def _version(value: bool) -> None:
     if value:
-        print(f"curriwatch {__version__}")
+        with cli_errors():
+            from . import __version__
+
+            write_stdout(lambda: print(f"curriwatch {__version__}"))
         raise typer.Exit()
 
 
@@ -109,19 +132,19 @@ class Format(str, Enum):
     html = "html"
 
 
-LogdirArg = Annotated[Optional[Path], typer.Argument(help="Folder holding the runs (searched recursively).",
+LogdirArg = Annotated[Optional[Path], typer.Argument(metavar="LOGDIR", help="Folder holding the runs (searched recursively).",
                                                      show_default=False)]
-ProfileOpt = Annotated[Optional[str], typer.Option("--profile", help="Key profile for every run "
+ProfileOpt = Annotated[Optional[str], typer.Option("--profile", metavar="NAME", help="Key profile for every run "
                                                    "(marin, atropos, roll, generic, or one from the config); "
                                                    "default: detected per run.")]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="YAML configuration file "
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", metavar="FILE", help="YAML configuration file "
                                                    "(default: ./curriwatch.yaml when present).")]
 ReaderOpt = Annotated[ReaderChoice, typer.Option("--reader", help="TensorBoard reader.")]
-WandbOpt = Annotated[Optional[list[str]], typer.Option("--wandb", help="Also read an online W&B run "
-                                                       "ENTITY/PROJECT/RUN_ID (repeatable).")]
+WandbOpt = Annotated[Optional[list[str]], typer.Option("--wandb", metavar="ENTITY/PROJECT/RUN_ID",
+                                                       help="Also read an online W&B run (repeatable).")]
 FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when an incident of this severity or "
                                            "worse was found.")]
-RunOpt = Annotated[Optional[str], typer.Option("--run", help="Only runs whose name matches this glob "
+RunOpt = Annotated[Optional[str], typer.Option("--run", metavar="GLOB", help="Only runs whose name matches this glob "
                                                "(or contains it).")]
 
 
@@ -129,6 +152,12 @@ def _load(logdir, profile, cfg, reader, wandb):
     """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
     from .ingest import load
 
+    if reader is ReaderChoice.tbparse:
+        try:
+            import tbparse  # noqa: F401  (optional: only this reader needs it)
+        except ImportError:
+            raise CurriwatchError("--reader tbparse needs the tbparse package: "
+                                  "pip install tbparse (or the curriwatch[tbparse] extra)") from None
     progress = DelayedProgress()
     try:
         return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
@@ -164,7 +193,9 @@ def _select(report, run):
 
 
 def _gate(report, fail_on: FailOn, allow_unknown: bool = False) -> None:
-    verdict = gate_verdict(report, fail_on, allow_unknown)
+    from .gate import gate_verdict
+
+    verdict = gate_verdict(report, fail_on.value, allow_unknown)
     if verdict.failed:
         print(f"curriwatch: {verdict.message}", file=sys.stderr)
         raise typer.Exit(verdict.exit_code)
@@ -184,7 +215,7 @@ def scan(
 ) -> None:
     """Read and analyse every run under LOGDIR, print the report, save it for `report`."""
     from . import store
-    from .render.terminal import render_report
+    from .render.terminal import report_text
 
     with cli_errors():
         report, cfg = _analyse(logdir, profile, config, reader, wandb, state_file)
@@ -192,16 +223,14 @@ def scan(
             store.save(report, cfg["health_monitoring"]["metrics_retention_days"])
         except OSError as err:
             print(f"curriwatch: warning: could not save the result for `report`: {err}", file=sys.stderr)
-        report = _select(report, run)
-        render_report(report, stdout_console())
-        _gate(report, fail_on, allow_unknown)
+    from .render.terminal import report_text
 
 
 @app.command()
 def report(
     logdir: LogdirArg = None,
     format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.terminal,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of stdout.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout.")] = None,
     run: RunOpt = None,
     fail_on: FailOnOpt = FailOn.critical,
     profile: ProfileOpt = None,
@@ -227,7 +256,7 @@ def report(
             except OSError as err:
                 raise CurriwatchError(f"cannot write {output}: {err.strerror or err}") from None
         else:
-            sys.stdout.write(text)
+            write_stdout(lambda: sys.stdout.write(text))
         _gate(result, fail_on, allow_unknown)
 
 
@@ -243,12 +272,12 @@ def render_text(result, format: Format, to_file: bool) -> str:
         from .render.html import render_html
 
         return render_html(result)
-    from .render.terminal import render_report
+    from rich.console import Console
+
+    from .render.terminal import report_text
 
     console = stdout_console() if not to_file else Console(file=io.StringIO(), no_color=True, width=100)
-    with console.capture() as capture:
-        render_report(result, console)
-    return capture.get()
+    return report_text(result, console)
 
 
 @app.command("config")
@@ -262,17 +291,21 @@ def config_cmd(
     with cli_errors():
         cfg = load_config(config)
         if show:
-            sys.stdout.write(to_yaml(cfg))
+            write_stdout(lambda: sys.stdout.write(to_yaml(cfg)))
         else:
             print(f"curriwatch: configuration OK ({cfg.source or 'defaults'})", file=sys.stderr)
+
+
+def _schema_text() -> str:
+    return (Path(__file__).parent / "schema.json").read_text(encoding="utf-8")
 
 
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of `report --format json` (schema_version 1)."""
-    from importlib.resources import files
-
-    sys.stdout.write(files("curriwatch").joinpath("schema.json").read_text(encoding="utf-8"))
+    text = _schema_text()
+    with cli_errors():
+        write_stdout(lambda: sys.stdout.write(text))
 
 
 @app.command()
@@ -288,11 +321,67 @@ def doctor(
     from .render.terminal import render_doctor
 
     with cli_errors():
-        render_doctor(_load(logdir, profile, load_config(config), reader, wandb), stdout_console())
+        ingest = _load(logdir, profile, load_config(config), reader, wandb)
+        write_stdout(lambda: render_doctor(ingest, stdout_console()))
 
 
-def main() -> None:
-    app()
+def _quiet_stdout() -> None:
+    """After a broken pipe: send what is still buffered for stdout nowhere, so neither our writes
+    nor the interpreter's final flush raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def write_stdout(write) -> None:
+    """Run `write` (which writes the report to stdout) and flush. A reader that went away (`| head`)
+    ends the output quietly; the exit code is still the gate's. A full or failing stdout is one
+    line and exit 2."""
+    try:
+        write()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+    except OSError as err:
+        _quiet_stdout()
+        raise CurriwatchError(f"cannot write the report to stdout: {err.strerror or err}") from None
+
+
+def main(args: list[str] | None = None) -> None:
+    """The console entry point: every way out is an exit code, never a traceback — usage errors
+    are one line (exit 2), Ctrl-C is one line (exit 130), a closed stdout ends quietly."""
+    try:  # newer typer vendors click as typer._click; older typer uses click itself
+        from typer._click import exceptions as click
+    except ImportError:
+        from click import exceptions as click
+
+    try:
+        code = app(args=args, standalone_mode=False, prog_name="curriwatch")
+        sys.stdout.flush()
+    except getattr(click, "NoArgsIsHelpError", ()) as err:
+        print(err.ctx.get_help() if err.ctx else str(err), file=sys.stderr)
+        code = 2
+    except click.UsageError as err:
+        hint = f" (see `{err.ctx.command_path} --help`)" if err.ctx else ""
+        message = " ".join(err.format_message().split())
+        print(f"curriwatch: error: {message[:300]}{hint}", file=sys.stderr)
+        code = 2
+    except click.ClickException as err:
+        print(f"curriwatch: error: {' '.join(err.format_message().split())[:300]}", file=sys.stderr)
+        code = err.exit_code
+    except (KeyboardInterrupt, typer.Abort):
+        print("curriwatch: interrupted", file=sys.stderr)
+        code = 130
+    except BrokenPipeError:
+        _quiet_stdout()
+        code = 0
+    except OSError as err:  # stdout full while typer/click wrote help or a version
+        _quiet_stdout()
+        print(f"curriwatch: error: cannot write to stdout: {err.strerror or err}", file=sys.stderr)
+        code = 2
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,11 @@ def _tb_order(path: str) -> tuple:
 
 
 def relative_name(folder: str, root: str) -> str:
+    """The run's name: its folder relative to the logdir. Bytes that are not UTF-8 (read as
+    surrogate escapes) are named \\xNN, so the name is text every format can carry."""
     rel = os.path.relpath(folder, root)
-    return PurePosixPath(Path(rel)).as_posix() if rel != "." else "."
+    name = PurePosixPath(Path(rel)).as_posix() if rel != "." else "."
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def check_logdir(logdir: str | os.PathLike) -> str:

@@ -52,3 +52,21 @@ def test_charts_render_in_headless_chromium(sample_html, tmp_path):
     png = tmp_path / "shot.png"
     chromium.screenshot(sample_html, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+def test_charts_have_axis_titles_and_round_ticks(sample_html):
+    text = sample_html.read_text()
+    assert text.count('class="axis-title" x=') == 15  # "step" under every env chart
+    for metric in ("reward", "success_rate", "success"):  # each run's performance metric names the y axis
+        assert re.search(rf'class="axis-title" transform="[^"]+"[^>]*>{metric}</text>', text), metric
+    ticks = {int(t.replace(",", "")) for t in re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" '
+                                                         r'text-anchor="middle">([\d,]+)</text>', text)}
+    assert ticks and all(t % 250 == 0 for t in ticks), sorted(ticks)  # 0, 1,000, 2,500 ... never 666
+
+
+def test_nice_ticks():
+    from curriwatch.render.html import nice_ticks
+
+    assert nice_ticks(0, 4000) == [0, 1000, 2000, 3000, 4000]
+    assert nice_ticks(0, 12000) == [0, 2500, 5000, 7500, 10000]
+    assert nice_ticks(-150, 30, 5) == [-150, -100, -50, 0]

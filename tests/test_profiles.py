@@ -7,7 +7,7 @@ import pytest
 
 import curriwatch
 from curriwatch.errors import ConfigError
-from writers import write_tb, write_wandb
+from writers import torch_fixture, write_tb, write_wandb
 
 
 def series_of(frame: pd.DataFrame, env: str, split: str, metric: str) -> list[tuple[int, float]]:
@@ -49,17 +49,7 @@ def test_atropos_env_id_drops_the_instance_number(tmp_path):
 
 
 def test_roll_layout_written_by_torch(tmp_path):
-    pytest.importorskip("torch")
-    run = tmp_path / "roll_exp" / "20261101-120000"
-    series = {
-        "env/SimpleSokoban/success": [(s, s / 100) for s in range(0, 50, 5)],
-        "env/SimpleSokoban/action_is_valid": [(s, 1.0) for s in range(0, 50, 5)],
-        "val/env/SimpleSokoban/success": [(s, s / 80) for s in range(0, 50, 10)],
-        "val/SimpleSokoban/score/mean": [(s, s / 90) for s in range(0, 50, 10)],
-        "val/score/mean": [(s, 0.1) for s in range(0, 50, 10)],
-        "system/tps": [(s, 100.0) for s in range(0, 50, 5)],
-    }
-    write_tb(run, series, writer="torch")
+    torch_fixture("roll", tmp_path)  # torch's SummaryWriter output, committed (tests/fixtures/torch)
     ingest = curriwatch.load(tmp_path)
     (info,) = ingest.runs
     assert info.name == "roll_exp/20261101-120000" and info.profile == "roll"

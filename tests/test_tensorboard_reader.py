@@ -13,7 +13,7 @@ from curriwatch.discover import discover
 from curriwatch.readers import read_run
 from curriwatch.readers.tensorboard import read_tensorboard
 from curriwatch.readers.tfrecord import FramingReport, frame_records
-from writers import event_file, write_tb
+from writers import event_file, torch_fixture, write_tb
 
 
 @pytest.fixture(autouse=True, params=["numpy", "compiled"])
@@ -48,9 +48,12 @@ def as_float32(x: float) -> float:
 
 @pytest.mark.parametrize("writer", ["tensorboardX", "torch", "torch-tensor"])
 def test_reads_every_point_of_each_writer(tmp_path, writer):
-    pytest.importorskip("torch") if writer.startswith("torch") else None
-    series = formula_series()
-    write_tb(tmp_path / "run", series, writer=writer)
+    if writer == "tensorboardX":
+        series = formula_series()
+        write_tb(tmp_path / "run", series)
+    else:  # files torch's SummaryWriter wrote, committed with their script
+        series = formula_series() if writer == "torch" else formula_series(5, 200)
+        torch_fixture("simple_value" if writer == "torch" else "tensor", tmp_path)
     raw = read_tensorboard(only_run(tmp_path))
     expected = sorted((tag, step, as_float32(v)) for tag, pts in series.items() for step, v in pts)
     assert sorted(raw.points()) == expected
@@ -60,9 +63,11 @@ def test_reads_every_point_of_each_writer(tmp_path, writer):
 
 @pytest.mark.parametrize("writer", ["tensorboardX", "torch-tensor"])
 def test_same_points_as_tbparse(tmp_path, writer):
-    if writer.startswith("torch"):
-        pytest.importorskip("torch")
-    write_tb(tmp_path / "run", formula_series(n_tags=5, n_steps=200), writer=writer)
+    pytest.importorskip("tbparse")
+    if writer == "tensorboardX":
+        write_tb(tmp_path / "run", formula_series(n_tags=5, n_steps=200))
+    else:
+        torch_fixture("tensor", tmp_path)
     run = only_run(tmp_path)
     ours = read_run(run, "native")
     oracle = read_run(run, "tbparse")
@@ -193,13 +198,7 @@ def test_add_scalars_and_add_hparams_subfolders_belong_to_their_run(tmp_path):
 
 
 def test_torch_add_scalars_subfolders_get_the_same_tags(tmp_path):
-    pytest.importorskip("torch")
-    from torch.utils.tensorboard import SummaryWriter
-
-    w = SummaryWriter(str(tmp_path / "run"))
-    for step in range(3):
-        w.add_scalars("train/b", {"reward": step / 5, "success": step / 4}, step)
-    w.close()
+    torch_fixture("add_scalars", tmp_path)
     raw = read_tensorboard(only_run(tmp_path))
     assert set(raw.tags) == {"train/b/reward", "train/b/success"}
 

@@ -14,20 +14,16 @@ def write_tb(logdir, series: dict[str, list[tuple[int, float]]], *, writer: str 
              suffix: str = "") -> Path:
     """Write `series` (tag -> [(step, value)]) step by step and return the run folder.
 
-    writer: "tensorboardX" (simple_value scalars), "torch" (torch's SummaryWriter, simple_value) or
-    "torch-tensor" (torch's new_style=True: scalars as float tensors, as TF2 writes them).
+    writer: "tensorboardX" (simple_value scalars). torch's SummaryWriter output is committed under
+    tests/fixtures/torch (see `torch_fixture`), so no test imports torch.
     """
     logdir = Path(logdir)
-    if writer == "tensorboardX":
-        from tensorboardX import SummaryWriter
+    if writer != "tensorboardX":
+        raise ValueError(f"unknown writer {writer!r}: torch output comes from tests/fixtures/torch")
+    from tensorboardX import SummaryWriter
 
-        w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
-        extra = {}
-    else:
-        from torch.utils.tensorboard import SummaryWriter
-
-        w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
-        extra = {"new_style": writer == "torch-tensor"}
+    w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
+    extra = {}
     points = sorted((step, i, tag, value) for i, (tag, pts) in enumerate(series.items()) for step, value in pts)
     for step, _i, tag, value in points:
         w.add_scalar(tag, value, step, walltime=1_700_000_000.0 + step, **extra)
@@ -80,6 +76,9 @@ def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None
             else:
                 run.log(row, step=steps[i])
         run.finish()
+        # finish() can return while wandb's service process still writes the file: teardown waits
+        # for that process to exit, so the copy below never takes a half-written file
+        wandb.teardown()
         src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
         wait_until_complete(src)
         dest = Path(dest_folder) / f"offline-run-{stamp}-{run_id}" / src.name
@@ -105,3 +104,14 @@ def _copy_when_complete(src: Path, dest: Path, crash: bool) -> None:
             dest.write_bytes(data)
             return
         time.sleep(0.1)
+
+
+TORCH_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "torch"
+
+
+def torch_fixture(name: str, dest) -> Path:
+    """Copy the committed run(s) torch's SummaryWriter wrote (tests/fixtures/torch/generate.py) to
+    `dest` and return it: tests read torch's output without importing torch."""
+    dest = Path(dest)
+    shutil.copytree(TORCH_FIXTURES / name, dest, dirs_exist_ok=True)
+    return dest

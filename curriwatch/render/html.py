@@ -11,21 +11,22 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 
 from ..health import EnvHealth
 from ..report import Report, RunReport
-from .common import fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, steps_text
+from .common import envs_to_show, fmt, inert, inert_report, notable_issues, incidents_worst_first, run_facts, runs_worst_first, severity_counts, steps_text
 
 STATE_FILL = {"locked": "#e5e7eb", "active": "#bfdbfe", "graduated": "#bbf7d0"}
 SEVERITY_COLOUR = {"critical": "#dc2626", "warning": "#d97706", "info": "#2563eb"}
-STATUS_COLOUR = {"healthy": "#16a34a", "unknown": "#6b7280", "warning": "#d97706", "critical": "#dc2626"}
+STATUS_COLOUR = {"healthy": "#16a34a", "unknown": "#7c3aed", "warning": "#d97706", "critical": "#dc2626"}
 W, LABEL = 1000, 170  # drawing width, label column
 PLOT = W - LABEL - 20
 
 
 def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(inert(text), quote=True)
 
 
 def slug(*parts: str) -> str:
@@ -66,13 +67,23 @@ def _polyline(steps, values, sx, lo, hi, top, height, cls) -> str:
     return f'<polyline class="{cls}" points="{" ".join(pts)}"/>' if pts else ""
 
 
+def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    """Round tick values (1, 2 or 5 × 10^k apart) covering lo..hi, about `count` of them."""
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return [lo]
+    raw = (hi - lo) / max(count - 1, 1)
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    first = math.ceil(lo / step) * step
+    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
 def _axis(sx: Scale, first: int, last: int, y: float, ticks: int = 6) -> str:
     out = [f'<line class="axis" x1="{sx.x0}" x2="{sx.x0 + sx.width}" y1="{y}" y2="{y}"/>']
-    for k in range(ticks + 1):
-        step = first + (last - first) * k / ticks
+    for step in nice_ticks(first, last, ticks):
         x = sx(step)
         out.append(f'<line class="tick" x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}"/>'
-                   f'<text class="tick" x="{x:.1f}" y="{y + 15}" text-anchor="middle">{int(step)}</text>')
+                   f'<text class="tick" x="{x:.1f}" y="{y + 15}" text-anchor="middle">{fmt(int(step))}</text>')
     return "".join(out)
 
 
@@ -92,7 +103,13 @@ def _close_row_chart(run: RunReport, sx: Scale, out: list[str], rows: int, row: 
 
 
 def state_diagram(run: RunReport) -> str:
-    envs = sorted(run.environments, key=lambda e: e.env_id)
+    envs, _hidden = envs_to_show(run)
+    intervals: dict[str, list] = {}
+    for env_id, iv in run.timeline:  # grouped once: linear, not envs x timeline
+        intervals.setdefault(env_id, []).append(iv)
+    incidents: dict[str, list] = {}
+    for w in run.warnings:
+        incidents.setdefault(w.env_id, []).append(w)
     row = 26
     sx, out = _row_chart(run, "state-diagram", f"state diagram of {run.run}", len(envs), row)
     for i, env in enumerate(envs):
@@ -100,26 +117,24 @@ def state_diagram(run: RunReport) -> str:
         link = f"#chart-{slug(run.run, env.env_id)}"
         out.append(f'<a href="{link}"><text class="label" x="{LABEL - 8}" y="{top + 16}" '
                    f'text-anchor="end">{esc(env.env_id)}</text></a>')
-        for env_id, iv in run.timeline:
-            if env_id == env.env_id:
-                x0, x1 = sx(iv.start_step), sx(iv.end_step)
-                out.append(f'<rect class="state {iv.state}" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 1):.1f}" '
-                           f'height="{row - 6}" fill="{STATE_FILL[iv.state]}"><title>{esc(env.env_id)}: {iv.state} '
-                           f'{iv.start_step}..{iv.end_step}</title></rect>')
+        for iv in intervals.get(env.env_id, ()):
+            x0, x1 = sx(iv.start_step), sx(iv.end_step)
+            out.append(f'<rect class="state {iv.state}" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 1):.1f}" '
+                       f'height="{row - 6}" fill="{STATE_FILL[iv.state]}"><title>{esc(env.env_id)}: {iv.state} '
+                       f'{iv.start_step}..{iv.end_step}</title></rect>')
         lo, hi = _value_range(env, False)
         steps, values = env.chart.get("eval") or ([], [])
         if not steps:
             steps, values = env.chart.get("train") or ([], [])
         out.append(_polyline(steps, values, sx, lo, hi, top + 1, row - 8, "overlay"))
-        for w in run.warnings:
-            if w.env_id == env.env_id:
-                x0, x1 = sx(w.first_step), sx(w.last_step)
-                colour = SEVERITY_COLOUR[w.severity]
-                out.append(f'<a href="{link}"><rect class="incident-span" x="{x0:.1f}" y="{top - 1}" '
-                           
-                           f'fill-opacity="0.05"><title>{esc(w.severity)} {esc(w.type)} at {w.first_step}: '
-                           f'{esc(w.message)}</title></rect>'
-                           f'<path d="M{x0:.1f},{top + row - 5} l-4,6 h8 z" fill="{colour}"/></a>')
+        for w in incidents.get(env.env_id, ()):
+            x0, x1 = sx(w.first_step), sx(w.last_step)
+            colour = SEVERITY_COLOUR[w.severity]
+            out.append(f'<a href="{link}"><rect class="incident-span" x="{x0:.1f}" y="{top - 1}" '
+                       
+                       f'fill-opacity="0.05"><title>{esc(w.severity)} {esc(w.type)} at {w.first_step}: '
+                       f'{esc(w.message)}</title></rect>'
+                       f'<path d="M{x0:.1f},{top + row - 5} l-4,6 h8 z" fill="{colour}"/></a>')
     return _close_row_chart(run, sx, out, len(envs), row)
 
 
@@ -154,10 +169,13 @@ def env_chart(run: RunReport, env: EnvHealth) -> str:
     def y(v):
         return top + height - (v - lo) / span * height
 
-    out = [f'<svg class="env-chart" id="svg-{slug(run.run, env.env_id)}" viewBox="0 0 {W} {height + 40}" '
-           f'width="100%" role="img" aria-label="performance of {esc(env.env_id)}">']
-    for k in range(5):
-        v = lo + span * k / 4
+    out = [f'<svg class="env-chart" id="svg-{slug(run.run, env.env_id)}" viewBox="0 0 {W} {height + 52}" '
+           f'width="100%" role="img" aria-label="performance of {esc(env.env_id)}">',
+           f'<text class="axis-title" x="{60 + (W - 80) / 2:.0f}" y="{top + height + 40}" '
+           f'text-anchor="middle">step</text>',
+           f'<text class="axis-title" transform="translate(14 {top + height / 2:.0f}) rotate(-90)" '
+           f'text-anchor="middle">{esc(run.performance_metric or "performance")}</text>']
+    for v in nice_ticks(lo, hi, 5):
         out.append(f'<line class="grid" x1="60" x2="{W - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
                    f'<text class="tick" x="54" y="{y(v) + 4:.1f}" text-anchor="end">{fmt(v, 2)}</text>')
     for w in run.warnings:
@@ -202,6 +220,7 @@ def _drawn_note(env: EnvHealth) -> str:
 
 
 def render_html(report: Report) -> str:
+    report = inert_report(report)
     c = report.counts()
     envs = [e for r in report.runs for e in r.environments]
     by_status = {s: sum(1 for e in envs if e.health_status == s) for s in STATUS_COLOUR}
@@ -227,7 +246,7 @@ def render_html(report: Report) -> str:
             body.append(f'<tr><td><a href="#run-{slug(run.run)}">{esc(run.run)}</a></td>'
                         f'<td><span class="status {run.health_status}">{run.health_status}</span></td>'
                         f'<td>{len(run.environments)}</td><td>{n["critical"]}</td><td>{n["warning"]}</td>'
-                        f'<td>{n["info"]}</td><td>{len(run.data_issues)}</td></tr>')
+                        f'<td>{n["info"]}</td><td>{len(notable_issues(run.data_issues))}</td></tr>')
         body.append("</table></section>")
     for run in ordered:
         body.append(_run_section(run))
@@ -256,7 +275,11 @@ def _run_section(run: RunReport) -> str:
                        f'<td>{esc(steps_text(w))}</td><td>{esc(w.message)}</td></tr>')
         out.append("</table>")
     out.append("<h3>environments</h3>")
-    for env in sorted(run.environments, key=lambda e: e.env_id):
+    envs, hidden = envs_to_show(run)
+    if hidden:
+        out.append(f'<p class="note">{hidden} more environment(s) not drawn (the worst {len(envs)} are); '
+                   'the full list is in <code>curriwatch report --format json</code>.</p>')
+    for env in envs:
         out.append(f'<div class="env" id="chart-{slug(run.run, env.env_id)}"><h4>{esc(env.env_id)} '
                    f'<span class="status {env.health_status}">{env.health_status}</span> '
                    f'<span class="quiet">{env.current_state} · train {fmt(env.current_train_performance)} · '
@@ -281,7 +304,7 @@ h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 4px;border-top:1p
 h3{font-size:14px;margin:16px 0 6px;color:#374151}h4{font-size:14px;margin:18px 0 2px}
 .quiet,.note{color:#6b7280}.note{font-size:12px;margin:0 0 6px}
 .status,.sev{border-radius:9px;padding:1px 8px;font-size:12px;color:#fff;vertical-align:middle}
-.healthy{background:#16a34a}.warning{background:#d97706}.critical{background:#dc2626}.info{background:#2563eb}
+.healthy{background:#16a34a}.unknown{background:#7c3aed}.warning{background:#d97706}.critical{background:#dc2626}.info{background:#2563eb}
 .summary{display:flex;gap:12px;flex-wrap:wrap}.card{border:1px solid #e5e7eb;border-radius:8px;padding:8px 14px;
  min-width:150px}.card h3{margin:2px 0 6px}
 .dot{display:inline-block;width:9px;height:9px;border-radius:5px;margin-right:6px}
@@ -290,7 +313,7 @@ h3{font-size:14px;margin:16px 0 6px;color:#374151}h4{font-size:14px;margin:18px 
 .line.eval{border-color:#111827}.line.train{border-color:#60a5fa}
 table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #e5e7eb;padding:3px 10px;text-align:left;
  vertical-align:top}th{color:#374151}
-svg text{font-size:11px;fill:#374151}svg .label{font-size:12px;fill:#111827}
+svg text{font-size:11px;fill:#374151}svg .axis-title{font-size:12px;fill:#111827}svg .label{font-size:12px;fill:#111827}
 .axis{stroke:#9ca3af}.tick{stroke:#9ca3af}.grid{stroke:#f3f4f6}
 polyline{fill:none;stroke-linejoin:round}polyline.eval{stroke:#111827;stroke-width:1.5}
 polyline.train{stroke:#60a5fa;stroke-width:1}polyline.overlay{stroke:#1f2937;stroke-width:1.2;opacity:.8}
@@ -322,12 +345,17 @@ a{color:#1d4ed8;text-decoration:none}a:hover{text-decoration:underline}
       var box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;
       var x = (ev.clientX - box.left) / scale;
       var step = data.first + (x - data.x0) / data.w * data.span;
+      var near = 8 * data.span / data.w;  // a point within 8 px of the cursor, never a stale one
       var parts = [];
-      ["eval", "train"].forEach(function (name) {
-        var s = data[name][0], i = nearest(s, step);
-        if (i >= 0) { parts.push(name + " " + data[name][1][i].toPrecision(3) + " @ " + s[i]); }
-      });
-      if (!parts.length) { return; }
+      if (x >= data.x0 && x <= data.x0 + data.w) {
+        ["eval", "train"].forEach(function (name) {
+          var s = data[name][0], i = nearest(s, step);
+          if (i >= 0 && Math.abs(s[i] - step) <= near) {
+            parts.push(name + " " + data[name][1][i].toPrecision(3) + " @ " + s[i]);
+          }
+        });
+      }
+      if (!parts.length) { tip.hidden = true; cursor.setAttribute("visibility", "hidden"); return; }
       tip.textContent = "step " + Math.round(step) + ": " + parts.join(", ");
       tip.hidden = false;
       tip.style.left = Math.min(ev.clientX - box.left + 12, box.width - 260) + "px";

@@ -1,138 +1,247 @@
-"""Rich terminal output: sweep overview, then per run the env table, timeline, incidents, issues."""
+"""Rich terminal output, story first: the verdict and the worst incidents across all runs, then
+the sweep overview, then per run the env table, timeline, incidents and data issues.
+
+Every untrusted string is made inert first (render.common.inert_report) and printed as rich Text,
+never as markup. Severity markers differ in shape, not only colour (NO_COLOR): ✖ critical,
+▲ warning, · info."""
 from __future__ import annotations
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from ..ingest import Ingest
 from ..report import Report, RunReport
-from .common import (fmt, incidents_worst_first, run_facts, runs_worst_first, severity_counts, sparkline,
-                     steps_text)
+from .common import (MAX_ENV_ROWS, envs_to_show, fmt, incidents_worst_first, inert, inert_report,
+                     notable_issues, run_facts, runs_worst_first, severity_counts, sparkline, status_of,
+                     status_reason, steps_text, unknown_counts, worst_incidents)
 
 STATUS_STYLE = {"healthy": "green", "unknown": "magenta", "warning": "yellow", "critical": "bold red"}
 SEVERITY_STYLE = {"info": "cyan", "warning": "yellow", "critical": "bold red"}
+SEVERITY_MARK = {"critical": "✖", "warning": "▲", "info": "·"}
 STATE_CHAR = {"locked": "·", "active": "─", "graduated": "━"}
 STATE_STYLE = {"locked": "dim", "active": "blue", "graduated": "green"}
-SPARK_WIDTH = 12  # the latest bins of the eval performance sparkline that fit at 80 columns
+TOP_INCIDENTS = 10  # worst incidents shown first, across all runs
+INDENT = 4  # wrapped incident messages start here
+
+
+def report_text(report: Report, console: Console) -> str:
+    """The report as the text `console` would print, without trailing spaces on any line."""
+    with console.capture() as capture:
+        render_report(report, console)
+    return "\n".join(line.rstrip(" ") for line in capture.get().split("\n"))
 
 
 def render_report(report: Report, console: Console) -> None:
+    report = inert_report(report)
     if not report.runs:
-        console.print("no runs match")
+        console.print("no runs match", highlight=False)
         return
+    console.print(verdict_line(report))
+    top = worst_incidents(report, TOP_INCIDENTS)
+    if top:
+        total = sum(1 for r in report.runs for w in r.warnings if w.severity != "info")
+        more = f" ({len(top)} of {total})" if total > len(top) else ""
+        console.print(Text(f"worst incidents{more}", style="bold"))
+        for run, w in top:
+            console.print(incident_lines(w, run.run if len(report.runs) > 1 else None))
+    unknown = [r for r in runs_worst_first(report) if status_of(r) == "unknown"]
+    for run in unknown:
+        console.print(Text.assemble(("? unknown ", STATUS_STYLE["unknown"]), run.run, ": ",
+                                    status_reason(run) or "not enough data to judge"))
+    console.print()
     if len(report.runs) > 1:
-        console.print(overview_table(report))
+        console.print(overview_table(report, console.width))
         console.print()
     for run in runs_worst_first(report):
         render_run(run, console)
-    for issue in report.issues:
+    for issue in notable_issues(report.issues):
         console.print(Text.assemble(("data issue ", "yellow"), f"{issue.kind} {issue.path}: {issue.detail}"))
 
 
-def overview_table(report: Report) -> Table:
+def verdict_line(report: Report) -> Text:
     counts = report.counts()
-    table = Table(title=f"{len(report.runs)} runs · {report.health_status} · "
-                        f"{counts['critical']} critical, {counts['warning']} warning, {counts['info']} info",
-                  title_justify="left", expand=False)
+    status = status_of(report)
+    envs = sum(len(r.environments) for r in report.runs)
+    runs_unknown, envs_unknown = unknown_counts(report)
+    unknown = f", {envs_unknown} env(s) unknown" if envs_unknown else ""
+    return Text.assemble(("curriwatch: ", "bold"), (status.upper(), STATUS_STYLE[status]),
+                         f" · {len(report.runs)} run(s) · {envs} env(s) · {counts['critical']} critical, "
+                         f"{counts['warning']} warning, {counts['info']} info{unknown}")
+
+
+def incident_lines(w, run: str | None) -> Group:
+    """`✖ critical  env · since step N (ongoing) [· run]` then `type: message` indented below,
+    wrapped lines keeping the indent."""
+    head = Text.assemble((f"{SEVERITY_MARK[w.severity]} {w.severity:<8} ", SEVERITY_STYLE[w.severity]),
+                         (w.env_id, "bold"), f" · since step {w.first_step}",
+                         " (resolved)" if w.resolved else " (ongoing)", *([" · ", (run, "dim")] if run else []))
+    body = Text.assemble((w.type, "bold"), ": ", w.message)
+    return Group(Padding(head, (0, 0, 0, 2)), Padding(body, (0, 0, 0, INDENT + 2)))
+
+
+def wrap_name(name: str, width: int) -> Text:
+    """A run name on as many lines as it needs, broken only after a `/` (a path part is split
+    only when it alone is wider than `width`)."""
+    parts = [p + "/" for p in name.split("/")]
+    parts[-1] = parts[-1][:-1]
+    lines, line = [], ""
+    for part in parts:
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    lines.append(line)
+    return Text("\n".join(lines), overflow="fold")
+
+
+def overview_table(report: Report, width: int = 80) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
     for col, justify in (("run", "left"), ("status", "left"), ("envs", "right"), ("crit", "right"),
                          ("warn", "right"), ("info", "right"), ("issues", "right")):
-        table.add_column(col, justify=justify, overflow="fold")
+        # a long run name goes on its own lines whole, never split inside a word
+        table.add_column(col, justify=justify, no_wrap=col != "run", overflow="fold")
     for run in runs_worst_first(report):
         c = severity_counts(run)
-        table.add_row(run.run, Text(run.health_status, STATUS_STYLE[run.health_status]), str(len(run.environments)),
-                      str(c["critical"]), str(c["warning"]), str(c["info"]), str(len(run.data_issues)))
+        status = status_of(run)
+        table.add_row(wrap_name(run.run, max(16, width - 44)), Text(status, STATUS_STYLE[status]), str(len(run.environments)),
+                      str(c["critical"]), str(c["warning"]), str(c["info"]), str(len(notable_issues(run.data_issues))))
     return table
 
 
 def render_run(run: RunReport, console: Console) -> None:
-    header = Text.assemble(("run ", "bold"), (run.run, "bold"), "  ", (run.health_status, STATUS_STYLE[run.health_status]),
-                           f"\n{run_facts(run)}")
+    status = status_of(run)
     console.rule(style="dim")
-    console.print(header)
+    console.print(Text.assemble(("run ", "bold"), (run.run, "bold"), "  ", (status, STATUS_STYLE[status])))
+    if status == "unknown":
+        console.print(Text(f"unknown: {status_reason(run) or 'not enough data to judge'}", STATUS_STYLE["unknown"]))
+    console.print(Text(run_facts(run), style="dim"))
     if run.environments:
-        console.print(env_table(run))
-        console.print(timeline_block(run, console.width))
+        envs, hidden = envs_to_show(run)
+        console.print(env_table(envs, console.width))
+        console.print(timeline_block(run, envs, console.width))
+        if hidden:
+            console.print(Text(f"... and {hidden} more environment(s) not shown (the {MAX_ENV_ROWS} worst are); "
+                               "the full list is in `curriwatch report --format json`", style="dim"))
     incidents = incidents_worst_first(run)
     if incidents:
         console.print(Text(f"incidents ({len(incidents)})", style="bold"))
-        for w in incidents:
-            console.print(Text.assemble(
-                "  ", (f"{w.severity:<8}", SEVERITY_STYLE[w.severity]), f" {w.type} ", (w.env_id, "bold"),
-                f" steps {steps_text(w)}\n", f"           {w.message}"))
+        for w in incidents[:MAX_ENV_ROWS]:
+            console.print(incident_lines(w, None))
+        if len(incidents) > MAX_ENV_ROWS:
+            console.print(Text(f"... and {len(incidents) - MAX_ENV_ROWS} more incident(s) in the JSON report",
+                               style="dim"))
     else:
         console.print(Text("no incidents", style="green"))
-    if run.data_issues:
-        console.print(Text(f"data issues ({len(run.data_issues)})", style="bold"))
-        for d in run.data_issues:
-            console.print(Text.assemble("  ", (d.kind, "yellow"), f" {d.path}: {d.detail}"))
+    issues = notable_issues(run.data_issues)
+    notes = [d for d in run.data_issues if d not in issues]
+    if issues:
+        console.print(Text(f"data issues ({len(issues)})", style="bold"))
+        for d in issues[:MAX_ENV_ROWS]:
+            console.print(Padding(Text.assemble((d.kind, "yellow"), f" {d.path}: {d.detail}"), (0, 0, 0, 2)))
+    for d in notes:
+        console.print(Padding(Text(f"note: {d.kind} {d.path}: {d.detail}", style="dim"), (0, 0, 0, 2)))
     console.print()
 
 
-def env_table(run: RunReport) -> Table:
+def spark_width(width: int) -> int:
+    """The latest bins of the sparkline that fit: 12 at 80 columns, all 24 from 120."""
+    return 24 if width >= 120 else 12
+
+
+def env_table(envs, width: int) -> Table:
+    """Every column but `env` at its natural width (a number or a word is never split); the env
+    id gets what is left and ends with … when it must."""
+    bins = spark_width(width)
+    header = ("env", "state", "train", "eval", "peak", "trend", "performance", "health")
+    rows = [(e.env_id, e.current_state, fmt(e.current_train_performance), fmt(e.current_eval_performance),
+             fmt(e.peak_performance), e.performance_trend, sparkline(e.sparkline[-bins:]), status_of(e)) for e in envs]
+    natural = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    env_width = max(8, min(natural[0], width - sum(natural[1:]) - 2 * (len(header) - 1)))
     table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
-    for col, justify in (("env", "left"), ("state", "left"), ("train", "right"), ("eval", "right"),
-                         ("peak", "right"), ("trend", "left"), ("performance", "left"), ("health", "left")):
-        table.add_column(col, justify=justify, overflow="ellipsis" if col == "env" else "fold",
-                         no_wrap=col in ("env", "performance", "trend", "state", "health"),
-                         min_width=8 if col == "env" else None)
-    for e in sorted(run.environments, key=lambda e: e.env_id):
-        table.add_row(e.env_id, Text(e.current_state, STATE_STYLE[e.current_state]),
-                      fmt(e.current_train_performance), fmt(e.current_eval_performance), fmt(e.peak_performance),
-                      e.performance_trend, sparkline(e.sparkline[-SPARK_WIDTH:]),
-                      Text(e.health_status, STATUS_STYLE[e.health_status]))
+    for i, col in enumerate(header):
+        table.add_column(col, justify="right" if col in ("train", "eval", "peak") else "left", no_wrap=True,
+                         overflow="ellipsis" if col == "env" else "crop",
+                         width=env_width if i == 0 else natural[i])
+    for (env_id, state, train, eval_, peak, trend, spark, status) in rows:
+        table.add_row(env_id, Text(state, STATE_STYLE.get(state, "")), train, eval_, peak, trend, spark,
+                      Text(status, STATUS_STYLE[status]))
     return table
 
 
-def timeline_block(run: RunReport, width: int) -> Group:
-    """One line per env across the run's step range: locked · active ─ graduated ━, and ▲ where an
-    incident starts (coloured by severity)."""
+def timeline_block(run: RunReport, envs, width: int) -> Group:
+    """One line per env across the run's step range: locked · active ─ graduated ━, and the
+    severity mark where a warning or critical incident starts (info incidents are left out)."""
     first, last = run.step_range or (0, 1)
-    envs = sorted({e.env_id for e in run.environments})
-    label = min(max((len(e) for e in envs), default=4), 18)
-    cols = max(10, min(64, width - label - 3))
+    ids = [e.env_id for e in envs]
+    label = min(max(max((len(e) for e in ids), default=0), len("timeline")), max(12, width // 4))
+    cols = max(10, width - label - 2)
     span = max(last - first, 1)
 
     def col(step: int) -> int:
         return min(cols - 1, max(0, int((step - first) / span * (cols - 1) + 0.5)))
 
-    lines = [Text(f"{'timeline':<{label}}  {first}" + f"{last:>{max(1, cols - len(str(first)))}}", style="dim")]
-    for env in envs:
+    intervals: dict[str, list] = {}
+    for env_id, iv in run.timeline:  # grouped once: linear in the timeline, not envs x timeline
+        intervals.setdefault(env_id, []).append(iv)
+    marks: dict[str, list] = {}
+    for w in run.warnings:
+        if w.severity != "info":
+            marks.setdefault(w.env_id, []).append(w)
+    left, right = str(first), str(last)
+    lines = [Text(f"{'timeline':<{label}}  {left}{right:>{max(1, cols - len(left))}}", style="dim")]
+    for env in ids:
         cells = [(" ", "")] * cols
-        for e, iv in run.timeline:
-            if e != env:
-                continue
+        for iv in intervals.get(env, ()):
             for c in range(col(iv.start_step), col(iv.end_step) + 1):
-                cells[c] = (STATE_CHAR[iv.state], STATE_STYLE[iv.state])
-        for w in sorted(run.warnings, key=lambda w: ("info", "warning", "critical").index(w.severity)):
-            if w.env_id == env:
-                cells[col(w.first_step)] = ("▲", SEVERITY_STYLE[w.severity])
+                cells[c] = (STATE_CHAR.get(iv.state, "?"), STATE_STYLE.get(iv.state, ""))
+        for w in sorted(marks.get(env, ()), key=lambda w: w.severity == "critical"):  # critical drawn last
+            cells[col(w.first_step)] = (SEVERITY_MARK[w.severity], SEVERITY_STYLE[w.severity])
         name = env if len(env) <= label else env[: label - 1] + "…"
-        lines.append(Text.assemble(f"{name:<{label}}  ", *cells))
-    lines.append(Text(f"{'':<{label}}  · locked  ─ active  ━ graduated  ▲ incident starts", style="dim"))
+        lines.append(Text.assemble(f"{name:<{label}}  ", *_merge(cells)))
+    lines.append(Text(f"{'':<{label}}  · locked  ─ active  ━ graduated  ▲ warning  ✖ critical starts",
+                      style="dim"))
     return Group(*lines)
 
 
-def render_doctor(ingest: Ingest, console: Console) -> None:
+def _merge(cells: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Adjacent cells of one style as one segment (a 160-column line is a few segments, not 160),
+    with trailing blanks dropped (no trailing spaces when piped)."""
+    while cells and cells[-1][0] == " ":
+        cells = cells[:-1]
+    out: list[tuple[str, str]] = []
+    for ch, style in cells:
+        if out and out[-1][1] == style:
+            out[-1] = (out[-1][0] + ch, style)
+        else:
+            out.append((ch, style))
+    return out
+
+
+def render_doctor(ingest, console: Console) -> None:
     """What was recognised and why: per run its files, every profile's match count, the tags left
     out, and every data issue — the first thing to run when a report looks wrong."""
-    console.print(Text(f"logdir {ingest.logdir or '(online runs only)'}: {len(ingest.runs)} run(s)", style="bold"))
+    out = lambda *parts: console.print(Text.assemble(*parts))  # noqa: E731  (Text: never markup)
+    out((f"logdir {inert(ingest.logdir or '(online runs only)')}: {len(ingest.runs)} run(s)", "bold"))
     for issue in ingest.issues:
-        console.print(Text.assemble("  ", (issue.kind, "yellow"), f" {issue.path}: {issue.detail}"))
+        out("  ", (inert(issue.kind), "yellow"), f" {inert(issue.path)}: {inert(issue.detail)}")
     for info in ingest.runs:
         console.rule(style="dim")
-        console.print(Text.assemble(("run ", "bold"), (info.name, "bold"), f"  ({info.source}) {info.path}"))
-        counts = ", ".join(f"{name} {n}" for name, n in sorted(info.profile_counts.items(), key=lambda kv: -kv[1]))
-        console.print(f"  profile: {info.profile or '(none)'}"
-                      + (f"   tags claimed per profile: {counts}" if counts else "   (forced)"), highlight=False)
-        console.print(f"  performance metric: {info.performance_metric or '-'}   points read: {info.points_read}   "
-                      f"in frame: {info.points_in_frame}   per split: "
-                      + (", ".join(f"{k} {v}" for k, v in sorted(info.points_per_split.items())) or "-"),
-                      highlight=False)
-        console.print(f"  envs ({len(info.envs)}): {', '.join(info.envs) or '-'}", highlight=False)
+        out(("run ", "bold"), (inert(info.name), "bold"), f"  ({inert(info.source)}) {inert(info.path)}")
+        counts = ", ".join(f"{inert(name)} {n}" for name, n in sorted(info.profile_counts.items(), key=lambda kv: -kv[1]))
+        out(f"  profile: {inert(info.profile or '(none)')}"
+            + (f"   tags claimed per profile: {counts}" if counts else "   (forced)"))
+        out(f"  performance metric: {inert(info.performance_metric or '-')}   points read: {info.points_read}   "
+            f"in frame: {info.points_in_frame}   per split: "
+            + (", ".join(f"{inert(k)} {v}" for k, v in sorted(info.points_per_split.items())) or "-"))
+        envs = [inert(e) for e in info.envs[:MAX_ENV_ROWS]]
+        more = f" ... and {len(info.envs) - MAX_ENV_ROWS} more" if len(info.envs) > MAX_ENV_ROWS else ""
+        out(f"  envs ({len(info.envs)}): {', '.join(envs) or '-'}{more}")
         if info.unclaimed_tags:
-            shown = info.unclaimed_tags[:20]
+            shown = [inert(t) for t in info.unclaimed_tags[:20]]
             more = f" ... and {len(info.unclaimed_tags) - 20} more" if len(info.unclaimed_tags) > 20 else ""
-            console.print(f"  unclaimed tags ({len(info.unclaimed_tags)}): {', '.join(shown)}{more}", highlight=False)
+            out(f"  unclaimed tags ({len(info.unclaimed_tags)}): {', '.join(shown)}{more}")
         for issue in info.issues:
-            console.print(Text.assemble("  ", (issue.kind, "yellow"), f" {issue.path}: {issue.detail}"))
+            if issue.kind == "unclaimed_tags" and info.unclaimed_tags:  # already listed just above
+                continue
+            out("  ", (inert(issue.kind), "yellow"), f" {inert(issue.path)}: {inert(issue.detail)}")
