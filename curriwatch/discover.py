@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 
 from .errors import InputError
 from .model import DataIssue, RunSource
+from .sources import detect_sources
 
 TB_FILE = re.compile(r"^events\.out\.tfevents\.")
 WANDB_FILE = re.compile(r"^run-.+\.wandb$")
@@ -42,12 +43,14 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
 
     A folder with event files is a TensorBoard run; event files in its subfolders (torch's
     add_hparams / add_scalars write those) belong to it. A folder with `run-*.wandb` files is a
-    W&B run. Everything else is ignored; folders that cannot be listed become data issues.
+    W&B run. Other kinds (Ray Tune, dcd, SwanLab, ROLL stdout logs) come from the registry in
+    sources.py. Everything else is ignored; folders that cannot be listed become data issues.
     """
     root = check_logdir(logdir)
     issues: list[DataIssue] = []
     tb_runs: dict[str, list[str]] = {}
     wandb_runs: dict[str, list[str]] = {}
+    other_runs: list[RunSource] = []
 
     def on_error(err: OSError) -> None:
         where = relative_name(err.filename, root) if err.filename else "."
@@ -57,7 +60,9 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         dirnames.sort()
         events = [f for f in filenames if TB_FILE.match(f)]
         wandbs = [f for f in filenames if WANDB_FILE.match(f)]
-        if events:
+        found, exclusive = detect_sources(folder, filenames)
+        other_runs += [RunSource(relative_name(path, root), kind, path, files) for kind, path, files in found]
+        if events and not exclusive:
             owner = _tb_owner(folder, tb_runs)
             tb_runs.setdefault(owner or folder, []).extend(os.path.join(folder, f) for f in events)
         if wandbs:
@@ -71,6 +76,7 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         RunSource(relative_name(folder, root), "wandb", folder, tuple(files))
         for folder, files in wandb_runs.items()
     ]
+    runs += other_runs
     runs.sort(key=lambda r: r.name)
     return runs, issues
 

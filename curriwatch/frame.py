@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .model import DataIssue, RawRun
-from .profiles import Profile
+from .profiles import RUN_ENV, Profile
 
 COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time"]
 STATE_WORDS = {"locked": 0.0, "active": 1.0, "graduated": 2.0}
@@ -68,7 +68,8 @@ class FrameBuilder:
                 if tag not in step_keys:
                     unclaimed.append(code)
                 continue
-            env_of[code] = self._code("env_id", hit[0])
+            env = hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name)
+            env_of[code] = self._code("env_id", env)
             split_of[code] = self._code("split", hit[1])
             metric_of[code] = self._code("metric", hit[2])
 
@@ -153,6 +154,14 @@ class FrameBuilder:
             "metric": cat(metric, "metric"), "step": step, "value": value, "wall_time": wall,
         })
         return frame, duplicates
+
+
+def _run_env(raw: RawRun, run_name: str) -> str:
+    """The env a `{run}` pattern stands for: the reader's hint, else the run folder's own name."""
+    if raw.env_hint:
+        return raw.env_hint
+    name = run_name.rstrip("/").rsplit("/", 1)[-1]
+    return name if name not in ("", ".") else (raw.source.path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "run")
 
 
 def _steps_from_keys(raw: RawRun, cols, step_keys) -> tuple[np.ndarray, np.ndarray | None]:

@@ -106,8 +106,9 @@ def load(
         if issues:
             raise InputError(f"no runs could be read in {logdir}: {issues[0].path}: {issues[0].detail}")
         raise InputError(
-            f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*) "
-            "or W&B run files (run-*.wandb)")
+            f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*), "
+            "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
+            "dcd logs.csv, SwanLab runs (run-*.swanlab) or ROLL stdout logs (metrics_tag: lines)")
 
     builder = FrameBuilder()
     infos: list[RunInfo] = []

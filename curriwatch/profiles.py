@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .errors import ConfigError
 
 SPLITS = ("train", "eval", "state", "micro_eval")
+RUN_ENV = "{run}"  # a pattern's fixed env meaning "this run's env": RawRun.env_hint, else the run folder's name
 _SPLIT_ALIASES = {
     "train": "train", "training": "train", "rollout": "train",
     "eval": "eval", "evaluation": "eval", "val": "eval", "valid": "eval", "validation": "eval",
@@ -21,18 +22,19 @@ _SPLIT_ALIASES = {
 
 @dataclass(frozen=True)
 class TagPattern:
-    """One regex with a named group `env`; split and metric come from fixed values or groups."""
+    """One regex; env, split and metric come from its named groups or fixed values."""
 
     regex: re.Pattern
     split: str | None = None  # fixed split, else the `split` group (aliases allowed)
     metric: str | None = None  # fixed metric, else the `metric` group
+    env: str | None = None  # fixed env (or RUN_ENV) when the regex has no `env` group
 
     def match(self, tag: str) -> tuple[str, str, str] | None:
         m = self.regex.match(tag)
         if m is None:
             return None
         groups = m.groupdict()
-        env = groups.get("env")
+        env = groups.get("env") or self.env
         split = self.split or _SPLIT_ALIASES.get((groups.get("split") or "").lower())
         metric = self.metric or groups.get("metric")
         if not env or not split or not metric:
@@ -59,8 +61,13 @@ class Profile:
         return None
 
 
-def _p(regex: str, split: str | None = None, metric: str | None = None) -> TagPattern:
-    return TagPattern(re.compile(regex), split, metric)
+def _p(regex: str, split: str | None = None, metric: str | None = None, env: str | None = None) -> TagPattern:
+    return TagPattern(re.compile(regex), split, metric, env)
+
+
+_TUNE = r"^(?:ray/tune/)?"  # Tune's TensorBoard logger prefixes every key with ray/tune/
+_RLLIB = r"(?P<metric>episode_return_(?:mean|max|min)|episode_len_(?:mean|max|min)|num_episodes)$"
+_OLD_RLLIB = r"(?:env_runners/|sampler_results/)?(?P<metric>episode_len_mean|episode_reward_(?:max|min))$"
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -93,6 +100,41 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             ),
             performance_metric="success",
             description="ROLL agentic: env/{tag}/{k} train, val/env/{tag}/{k} and val/{tag}/score/* eval",
+        ),
+        Profile(
+            "tune",
+            (
+                _p(_TUNE + r"env_runners/" + _RLLIB, "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/env_runners/" + _RLLIB, "eval", env=RUN_ENV),
+                # RLlib < 2.10 named the same mean `episode_reward_mean`
+                _p(_TUNE + r"(?:env_runners/|sampler_results/)?episode_reward_mean$", "train",
+                   "episode_return_mean", RUN_ENV),
+                _p(_TUNE + r"evaluation/(?:env_runners/|sampler_results/)?episode_reward_mean$", "eval",
+                   "episode_return_mean", RUN_ENV),
+                _p(_TUNE + _OLD_RLLIB, "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/" + _OLD_RLLIB, "eval", env=RUN_ENV),
+                _p(_TUNE + r"(?:env_runners/)?custom_metrics/(?P<metric>.+)$", "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/(?:env_runners/)?custom_metrics/(?P<metric>.+)$", "eval", env=RUN_ENV),
+                # one Tune run over several envs, each env's metrics logged under its name
+                _p(_TUNE + r"env_runners/(?P<env>[^/]+)/" + _RLLIB, "train"),
+                _p(_TUNE + r"evaluation/env_runners/(?P<env>[^/]+)/" + _RLLIB, "eval"),
+            ),
+            performance_metric="episode_return_mean",
+            step_keys=("timesteps_total", "training_iteration"),
+            description="Ray Tune / RLlib: env_runners/* train, evaluation/env_runners/* eval, "
+            "custom_metrics/*; env = params.json `env`, else the trial folder; per-env "
+            "env_runners/{env}/*; step timesteps_total, else training_iteration",
+        ),
+        Profile(
+            "dcd",
+            (
+                _p(r"^test_returns:(?P<env>.+)$", "eval", "test_returns"),
+                _p(r"^solved_rate:(?P<env>.+)$", "eval", "solved_rate"),
+            ),
+            performance_metric="test_returns",
+            step_keys=("steps", "_tick"),
+            description="facebookresearch/dcd logs.csv: test_returns:{env}, solved_rate:{env}; step "
+            "`steps`, else `_tick`",
         ),
         Profile(
             "generic",
@@ -137,8 +179,8 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a regex string or a mapping with `regex`")
     for key in spec:
-        if key not in ("regex", "split", "metric"):
-            raise ConfigError(f"{where}.{key}: unknown key (allowed: metric, regex, split)")
+        if key not in ("regex", "split", "metric", "env"):
+            raise ConfigError(f"{where}.{key}: unknown key (allowed: env, metric, regex, split)")
     text = spec.get("regex")
     if not isinstance(text, str):
         raise ConfigError(f"{where}.regex: expected a regular expression string")
@@ -147,8 +189,11 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
     except re.error as err:
         raise ConfigError(f"{where}.regex: does not compile ({err}): {text!r}") from None
     groups = regex.groupindex
-    if "env" not in groups:
-        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...): {text!r}")
+    env = spec.get("env")
+    if env is not None and (not isinstance(env, str) or not env):
+        raise ConfigError(f"{where}.env: expected an env id, or {RUN_ENV!r} for the run's folder name")
+    if "env" not in groups and env is None:
+        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...) or `env:`: {text!r}")
     split = spec.get("split")
     if split is not None:
         if split not in _SPLIT_ALIASES:
@@ -161,7 +206,7 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
         raise ConfigError(f"{where}.metric: expected a string")
     if metric is None and "metric" not in groups:
         raise ConfigError(f"{where}: give `metric:` or a named group (?P<metric>...) in the regex")
-    return TagPattern(regex, split, metric)
+    return TagPattern(regex, split, metric, env)
 
 
 def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
