@@ -188,4 +188,6 @@ def test_cli_scans_each_source_without_traceback(tmp_path):
     assert "Traceback" not in out.stderr
     assert out.returncode in (0, 1), out.stderr
     doc = json.loads(out.stdout)
-    assert {r["name"] for r in doc["runs"]} >= {"tune/t0", "dcd", "roll.log", "junk.log"}
+    assert {r["run"] for r in doc["runs"]} >= {"tune/t0", "dcd", "roll.log"}
+    junk = [i for r in doc["runs"] for i in r["data_issues"] if i["path"] == "junk.log"]
+    assert junk, doc["runs"]
