@@ -40,6 +40,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="Ray Tune trial folder: result.json (else progress.csv) + params.json"),
         SourceKind("dcd", _lazy("dcd", "detect_dcd"), _lazy("dcd", "read_dcd"),
                    description="facebookresearch/dcd FileWriter folder: logs.csv + fields.csv"),
+        SourceKind("swanlab", _lazy("swanlab", "detect_swanlab"), _lazy("swanlab", "read_swanlab"),
+                   description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),

@@ -192,3 +192,27 @@ def write_roll_stdout(path, rows: list[tuple[int | None, dict]], *, noise: bool 
         handler.close()
         log.removeHandler(handler)
     return path
+
+
+SWANLAB_SCRIPT = """
+import sys, swanlab
+logdir, n = sys.argv[1], int(sys.argv[2])
+swanlab.init(project="curriwatch", experiment_name="t", mode="offline", logdir=logdir)
+for s in range(n):
+    swanlab.log({"train/maze/success": s / n, "eval/maze/success": float("nan") if s == 2 else 1 - s / n,
+                 "curriculum/maze/state": 1 if s < n // 2 else 2}, step=10 * s)
+swanlab.finish()
+"""
+
+
+def write_swanlab(logdir, n: int) -> Path:
+    """A SwanLab offline run written by swanlab itself, in a child process (its init installs
+    global hooks); returns the `.swanlab` file."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", SWANLAB_SCRIPT, str(logdir), str(n)], check=True,
+                   capture_output=True, timeout=600, cwd=str(logdir.parent if hasattr(logdir, "parent") else logdir),
+                   env={**os.environ, "SWANLAB_MODE": "offline"})
+    (path,) = Path(logdir).glob("run-*/run-*.swanlab")
+    return path
