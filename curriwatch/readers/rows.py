@@ -54,8 +54,10 @@ def number(value) -> float | None:
 class RowSink:
     """Appends rows to a RawRun; counts values that were not numbers per key."""
 
-    def __init__(self, raw: RawRun, step_keys: tuple[str, ...] = (), wall_key: str | None = None):
+    def __init__(self, raw: RawRun, step_keys: tuple[str, ...] = (), wall_key: str | None = None,
+                 skip: frozenset[str] = frozenset()):
         self.raw = raw
+        self.skip = skip  # bookkeeping keys: used for step / wall time, not kept as points
         self.step_keys = step_keys
         self.wall_key = wall_key
         self.codes: dict[str, int] = {}
@@ -70,7 +72,8 @@ class RowSink:
         nums: list[tuple[str, float]] = []
         texts: list[tuple[str, str]] = []
         for key, value in values.items():
-            if value is None or value == "":
+            if value is None or value == "" or (key in self.skip and key != self.wall_key
+                                                and key not in self.step_keys):
                 continue
             val = number(value)
             if val is None:
@@ -90,6 +93,8 @@ class RowSink:
             step = row
         wall = found.get(self.wall_key, math.nan) if self.wall_key else math.nan
         raw, codes = self.raw, self.codes
+        if self.skip:
+            nums = [(k, v) for k, v in nums if k not in self.skip]
         for key, val in nums:
             code = codes.get(key)
             if code is None:

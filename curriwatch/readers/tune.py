@@ -4,6 +4,9 @@ Ray's JsonLoggerCallback writes `json.dump(result)` + "\\n" per result (ray/tune
 CSVLoggerCallback flattens each result with `/` and fixes the header by the first row
 (ray/tune/logger/csv.py:59-68), so keys added later only exist in result.json: result.json is
 read when present, progress.csv otherwise. Step = `timesteps_total`, else `training_iteration`.
+Tune's own bookkeeping keys (AUTO_RESULT_KEYS, ray/tune/result.py:89-107, and the trial fields it
+adds: done, trial_id, experiment_tag, ...) are not metrics and are not kept as points; `timestamp`
+becomes the wall time.
 """
 from __future__ import annotations
 
@@ -18,6 +21,12 @@ from .rows import RowSink, flatten, shown_path
 STEP_KEYS = ("timesteps_total", "training_iteration")
 RESULT_FILE, PROGRESS_FILE, PARAMS_FILE = "result.json", "progress.csv", "params.json"
 MAX_PARAMS = 4 * 1024 * 1024
+BOOKKEEPING = frozenset((
+    "time_total_s", "episodes_total", "node_ip", "hostname", "pid", "time_this_iter_s", "timestamp",
+    "date", "time_since_restore", "timesteps_since_restore", "iterations_since_restore",
+    "checkpoint_dir_name", "done", "trial_id", "experiment_tag", "should_checkpoint", "experiment_id",
+    "num_healthy_workers", "num_in_flight_async_reqs", "num_remote_worker_restarts",
+))
 
 
 def detect_tune(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -43,7 +52,7 @@ def read_tune(source: RunSource) -> RawRun:
         raw.env_hint = _env_from_params(raw, source, params[0])
     for path in data:
         shown = shown_path(source, path)
-        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp")
+        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING)
         report = LineReport()
         try:
             f = open_regular(path)
