@@ -137,6 +137,20 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "`steps`, else `_tick`",
         ),
         Profile(
+            "mlagents",
+            (
+                _p(r"^Environment/(?P<metric>Cumulative Reward|Episode Length)$", "train", env=RUN_ENV),
+                # TrainerController sets `Environment/Lesson Number/{param}` for every environment
+                # parameter (ml-agents mlagents/trainers/trainer_controller.py, set_stat): the lesson
+                # is a state-like series (split `state`, metric `Lesson Number/{param}`), never the
+                # locked/active/graduated `state` metric.
+                _p(r"^Environment/(?P<metric>Lesson Number/.+)$", "state", env=RUN_ENV),
+            ),
+            performance_metric="Cumulative Reward",
+            description="Unity ML-Agents: Environment/Cumulative Reward train, Environment/Lesson "
+            "Number/{param} lessons (split state); env = the behavior folder (results/{run}/{behavior}/)",
+        ),
+        Profile(
             "generic",
             (
                 _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),

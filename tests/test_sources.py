@@ -191,3 +191,33 @@ def test_cli_scans_each_source_without_traceback(tmp_path):
     assert {r["run"] for r in doc["runs"]} >= {"tune/t0", "dcd", "roll.log"}
     junk = [i for r in doc["runs"] for i in r["data_issues"] if i["path"] == "junk.log"]
     assert junk, doc["runs"]
+
+
+def _write_tb_raw_tags(folder, series):
+    """Scalars with tags kept as given (spaces included), as ML-Agents' torch SummaryWriter writes
+    them: torch's add_scalar builds Summary(value=[Summary.Value(tag, simple_value)]) without
+    cleaning the tag, while tensorboardX's add_scalar would turn spaces into underscores."""
+    from tensorboardX import FileWriter
+    from tensorboardX.proto.summary_pb2 import Summary
+
+    w = FileWriter(str(folder))
+    for tag, points in series.items():
+        for step, value in points:
+            w.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=value)]), step, 1.7e9 + step)
+    w.close()
+
+
+def test_mlagents_lessons_and_behavior_from_folder(tmp_path):
+    lesson = [(s, float(s >= 3000) + float(s >= 6000)) for s in range(0, 9000, 500)]
+    _write_tb_raw_tags(tmp_path / "results" / "wall_jump_1" / "BigWallJump", {
+        "Environment/Cumulative Reward": [(s, -1 + s / 9000) for s in range(0, 9000, 500)],
+        "Environment/Lesson Number/big_wall_height": lesson,
+        "Policy/Entropy": [(s, 1.0) for s in range(0, 9000, 500)],
+    })
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert info.profile == "mlagents" and info.envs == ["BigWallJump"]
+    assert _points(ingest, info.name, "Lesson Number/big_wall_height", "state") == [
+        ("BigWallJump", s, v) for s, v in lesson]
+    assert [p[1] for p in _points(ingest, info.name, "Cumulative Reward")] == list(range(0, 9000, 500))
+    assert not ((ingest.frame.split == "state") & (ingest.frame.metric == "state")).any()
