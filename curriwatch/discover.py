@@ -7,6 +7,8 @@ from pathlib import Path, PurePosixPath
 
 from .errors import InputError
 from .model import DataIssue, RunSource
+from . import remote
+from .remote import is_url
 from .sources import detect_sources
 
 TB_FILE = re.compile(r"^events\.out\.tfevents\.")
@@ -22,12 +24,16 @@ def _tb_order(path: str) -> tuple:
 
 
 def relative_name(folder: str, root: str) -> str:
+    if is_url(root):
+        return remote.relative(folder, root)
     rel = os.path.relpath(folder, root)
     return PurePosixPath(Path(rel)).as_posix() if rel != "." else "."
 
 
 def check_logdir(logdir: str | os.PathLike) -> str:
-    """The logdir as an absolute path, or an InputError saying why it cannot be scanned."""
+    """The logdir as an absolute path (or canonical URL), or an InputError saying why it cannot be scanned."""
+    if is_url(logdir):
+        return remote.check_url(logdir)
     path = os.path.abspath(os.fspath(logdir))
     if not os.path.exists(path):
         raise InputError(f"logdir not found: {logdir}")
@@ -56,7 +62,8 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         where = relative_name(err.filename, root) if err.filename else "."
         issues.append(DataIssue("unreadable_folder", where, f"cannot list folder: {err.strerror or err}"))
 
-    for folder, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+    walker = remote.walk(root, on_error) if is_url(root) else os.walk(root, onerror=on_error, followlinks=False)
+    for folder, dirnames, filenames in walker:
         dirnames.sort()
         events = [f for f in filenames if TB_FILE.match(f)]
         wandbs = [f for f in filenames if WANDB_FILE.match(f)]

@@ -13,6 +13,7 @@ from .errors import ConfigError, InputError
 from .frame import FrameBuilder
 from .model import DataIssue, RawRun, RunSource
 from .profiles import Profile, all_profiles, detect_profile
+from .remote import is_url
 from .readers import READERS, read_run
 
 
@@ -96,7 +97,7 @@ def load(
     root = ""
     if logdir is not None:
         found, issues = discover(logdir)
-        root = os.path.abspath(os.fspath(logdir))
+        root = logdir if is_url(logdir) else os.path.abspath(os.fspath(logdir))
         sources.extend(found)
     wandb_runs = list(wandb_runs)
     sources.extend(RunSource(path, "wandb-online", path) for path in wandb_runs)

@@ -45,7 +45,14 @@ class LineReport:
 
 
 def open_regular(path: str):
-    """A binary file opened read-only and non-blocking; refused unless it is a regular file."""
+    """A binary file opened read-only and non-blocking; refused unless it is a regular file.
+
+    URLs (gs://, s3://, memory://, ...) are opened through fsspec, which reads them in blocks."""
+    if "://" in path:
+        from ..remote import is_url, open_binary
+
+        if is_url(path):
+            return open_binary(path)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

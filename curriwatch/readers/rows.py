@@ -12,6 +12,9 @@ def shown_path(source: RunSource, path: str) -> str:
     """A file of a run as shown in data issues: relative to the logdir where possible."""
     if path == source.path:  # a run that is one file (a ROLL stdout log)
         return source.name
+    if "://" in path and path.startswith(source.path.rstrip("/") + "/"):
+        rel = path[len(source.path.rstrip("/")) + 1:]
+        return f"{source.name}/{rel}" if source.name not in (".", "") else rel
     if source.files and path in source.files and os.path.isdir(source.path):
         rel = PurePosixPath(os.path.relpath(path, source.path)).as_posix()
         return f"{source.name}/{rel}" if source.name not in (".", "") and rel != "." else (

@@ -118,7 +118,16 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
         raw.issues.append(unreadable(shown, err))
         return
     with f:
-        size = os.fstat(f.fileno()).st_size
+        try:
+            size = os.fstat(f.fileno()).st_size
+        except (OSError, AttributeError, ValueError):  # a remote file: read in full, no mmap
+            data = f.read()
+            if len(data) >= 7 and data[:6] == HEADER and data[6] in VERSIONS:
+                _read_records(raw, data, shown, len(data))
+            else:
+                raw.issues.append(DataIssue("unreadable_file", shown,
+                                            "header at byte 0: not a SwanLab log file version 2"))
+            return
         if size < 7:
             raw.issues.append(DataIssue("unreadable_file", shown,
                                         f"file is {size} bytes, shorter than the 7-byte header"))
