@@ -69,7 +69,8 @@ class DelayedProgress:
 
     def __call__(self, done: int, total: int, name: str) -> None:
         if self.bar is None:
-            if time.monotonic() - self.start < self.delay or done >= total:
+            # only on a terminal: piped or captured stderr (CI) gets no bar, not even its closing newline
+            if time.monotonic() - self.start < self.delay or done >= total or not sys.stderr.isatty():
                 return
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -100,8 +100,8 @@ def test_marin_curriculum_state_json_is_compared_with_the_timeline(tmp_path, sam
 def test_incident_table_is_worst_first_and_runs_say_where_states_came_from(sample_logs):
     report = curriwatch.analyze(curriwatch.load(sample_logs, config=curriwatch.load_config(None)))
     table = report.incidents()
-    assert len(table) == sum(report.counts().values()) == 20
+    assert len(table) == sum(report.counts().values()) == 18
     ranks = table.severity.map({"critical": 2, "warning": 1, "info": 0}).tolist()
     assert ranks == sorted(ranks, reverse=True)
     assert {r.run.split("/")[0]: r.state_sources for r in report.runs} == {
-        "generic": {"logged"}, "roll": {"inferred"}, "marin": {"inferred"}, "tune": {"inferred"}}
+        "generic": {"logged"}, "roll": {"inferred"}, "marin": {"inferred"}}
