@@ -132,7 +132,9 @@ class Format(str, Enum):
     html = "html"
 
 
-LogdirArg = Annotated[Optional[Path], typer.Argument(metavar="LOGDIR", help="Folder holding the runs (searched recursively).",
+# a str, not a Path: Path would fold the `//` of gs://, s3://, memory:// URLs
+LogdirArg = Annotated[Optional[str], typer.Argument(metavar="LOGDIR", help="Folder holding the runs (searched recursively), "
+                                                    "or an fsspec URL (gs://, s3://, ...).",
                                                      show_default=False)]
 ProfileOpt = Annotated[Optional[str], typer.Option("--profile", metavar="NAME", help="Key profile for every run "
                                                    "(marin, atropos, roll, generic, or one from the config); "

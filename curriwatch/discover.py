@@ -7,6 +7,9 @@ from pathlib import Path, PurePosixPath
 
 from .errors import InputError
 from .model import DataIssue, RunSource
+from . import remote
+from .remote import is_url
+from .sources import detect_sources
 
 TB_FILE = re.compile(r"^events\.out\.tfevents\.")
 WANDB_FILE = re.compile(r"^run-.+\.wandb$")
@@ -25,13 +28,17 @@ def _tb_order(path: str) -> tuple:
 def relative_name(folder: str, root: str) -> str:
     """The run's name: its folder relative to the logdir. Bytes that are not UTF-8 (read as
     surrogate escapes) are named \\xNN, so the name is text every format can carry."""
+    if is_url(root):
+        return remote.relative(folder, root)
     rel = os.path.relpath(folder, root)
     name = PurePosixPath(Path(rel)).as_posix() if rel != "." else "."
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def check_logdir(logdir: str | os.PathLike) -> str:
-    """The logdir as an absolute path, or an InputError saying why it cannot be scanned."""
+    """The logdir as an absolute path (or canonical URL), or an InputError saying why it cannot be scanned."""
+    if is_url(logdir):
+        return remote.check_url(logdir)
     path = os.path.abspath(os.fspath(logdir))
     if not os.path.exists(path):
         raise InputError(f"logdir not found: {logdir}")
@@ -47,22 +54,27 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
 
     A folder with event files is a TensorBoard run; event files in its subfolders (torch's
     add_hparams / add_scalars write those) belong to it. A folder with `run-*.wandb` files is a
-    W&B run. Everything else is ignored; folders that cannot be listed become data issues.
+    W&B run. Other kinds (Ray Tune, dcd, SwanLab, ROLL stdout logs) come from the registry in
+    sources.py. Everything else is ignored; folders that cannot be listed become data issues.
     """
     root = check_logdir(logdir)
     issues: list[DataIssue] = []
     tb_runs: dict[str, list[str]] = {}
     wandb_runs: dict[str, list[str]] = {}
+    other_runs: list[RunSource] = []
 
     def on_error(err: OSError) -> None:
         where = relative_name(err.filename, root) if err.filename else "."
         issues.append(DataIssue("unreadable_folder", where, f"cannot list folder: {err.strerror or err}"))
 
-    for folder, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+    walker = remote.walk(root, on_error) if is_url(root) else os.walk(root, onerror=on_error, followlinks=False)
+    for folder, dirnames, filenames in walker:
         dirnames.sort()
         events = [f for f in filenames if TB_FILE.match(f)]
         wandbs = [f for f in filenames if WANDB_FILE.match(f)]
-        if events:
+        found, exclusive = detect_sources(folder, filenames)
+        other_runs += [RunSource(relative_name(path, root), kind, path, files) for kind, path, files in found]
+        if events and not exclusive:
             owner = _tb_owner(folder, tb_runs)
             tb_runs.setdefault(owner or folder, []).extend(os.path.join(folder, f) for f in events)
         if wandbs:
@@ -78,6 +90,7 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
                   tuple(files))
         for folder, files in wandb_runs.items()
     ]
+    runs += other_runs
     runs.sort(key=lambda r: r.name)
     return runs, issues
 

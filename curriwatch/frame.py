@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .model import DataIssue, RawRun
-from .profiles import Profile
+from .profiles import RUN_ENV, Profile
 
 COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time", "count"]
 STATE_WORDS = {"locked": 0.0, "active": 1.0, "graduated": 2.0}
@@ -90,7 +90,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
             if tag not in step_keys and not is_internal(tag):
                 unclaimed.append(i)
             continue
-        env_of[i] = code("env", hit[0])
+        env_of[i] = code("env", hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name))
         split_of[i] = code("split", hit[1])
         metric_of[i] = code("metric", hit[2])
     stats["ignored_tags"] = ignored
@@ -347,6 +347,15 @@ def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:
         return {}
     counts = np.bincount(run_codes, minlength=len(names))
     return {names[i]: int(c) for i, c in enumerate(counts) if c}
+
+
+def _run_env(raw: RawRun, run_name: str) -> str:
+    """The env a `{run}` pattern stands for: the reader's hint, else the run folder's own name."""
+    if raw.env_hint:
+        return raw.env_hint
+    name = run_name.rstrip("/").rsplit("/", 1)[-1]
+    return name if name not in ("", ".") else (raw.source.path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "run")
+
 
 
 def _combine(at, value, wall, count, additive):

@@ -16,6 +16,7 @@ from .frame import FrameBuilder, RunPoints, map_run
 from .model import DataIssue, RawRun, RunSource
 from .parallel import imap_runs
 from .profiles import Profile, all_profiles, compile_user_regex, detect_profile
+from .remote import is_url
 from .readers import READERS, read_run
 
 
@@ -121,7 +122,7 @@ def load(
     root = ""
     if logdir is not None:
         found, issues = discover(logdir)
-        root = os.path.abspath(os.fspath(logdir))
+        root = logdir if is_url(logdir) else os.path.abspath(os.fspath(logdir))
         sources.extend(found)
     wandb_runs = list(wandb_runs)
     sources.extend(RunSource(path, "wandb-online", path) for path in wandb_runs)
@@ -131,8 +132,9 @@ def load(
         if issues:
             raise InputError(f"no runs could be read in {logdir}: {issues[0].path}: {issues[0].detail}")
         raise InputError(
-            f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*) "
-            "or W&B run files (run-*.wandb)")
+            f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*), "
+            "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
+            "dcd logs.csv, SwanLab runs (run-*.swanlab) or ROLL stdout logs (metrics_tag: lines)")
 
     results: list[SourceResult] = list(imap_runs(
         _ingest_one, sources, reader, forced, profiles, names=[s.name for s in sources],

@@ -30,7 +30,7 @@ class RunSource:
     """A run found by discovery: where it lives and which files make it up."""
 
     name: str  # folder path relative to the logdir, posix separators; "." for the logdir itself
-    source: str  # "tensorboard" | "wandb" | "wandb-online"
+    source: str  # "tensorboard" | "wandb" | "wandb-online" | a kind in curriwatch.sources
     path: str  # absolute folder path (or ENTITY/PROJECT/RUN_ID for online runs)
     files: tuple[str, ...] = ()  # absolute file paths, in reading order
 
@@ -57,6 +57,7 @@ class RawRun:
     text_points: list[tuple[str, int, int, str]] = field(default_factory=list)
     issues: list[DataIssue] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    env_hint: str | None = None  # the env id a `{run}` pattern stands for (e.g. a Tune trial's config env)
     _tag_index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def code_for(self, tag: str) -> int:

@@ -24,6 +24,7 @@ MAX_USER_TAG = 1000  # without re2, longer tags are not offered to user regexes
 _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
 
 SPLITS = ("train", "eval", "state", "micro_eval")
+RUN_ENV = "{run}"  # a pattern's fixed env meaning "this run's env": RawRun.env_hint, else the run folder's name
 _SPLIT_ALIASES = {
     "train": "train", "training": "train", "rollout": "train",
     "eval": "eval", "evaluation": "eval", "val": "eval", "valid": "eval", "validation": "eval",
@@ -33,19 +34,20 @@ _SPLIT_ALIASES = {
 
 @dataclass(frozen=True)
 class TagPattern:
-    """One regex with a named group `env`; split and metric come from fixed values or groups."""
+    """One regex; env, split and metric come from its named groups or fixed values."""
 
     regex: object  # re.Pattern, or an re2 pattern for user regexes
     split: str | None = None  # fixed split, else the `split` group (aliases allowed)
     metric: str | None = None  # fixed metric, else the `metric` group
     env_from_run: bool = False  # no `env` group: the env is the run's own label (its W&B name)
+    env: str | None = None  # fixed env (or RUN_ENV) when the regex has no `env` group
 
     def match(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         m = self.regex.match(tag)
         if m is None:
             return None
         groups = m.groupdict()
-        env = run_label if self.env_from_run else groups.get("env")
+        env = run_label if self.env_from_run else (groups.get("env") or self.env)
         if env and groups.get("sub"):
             env = f"{env}/{groups['sub']}"
         split = self.split or _SPLIT_ALIASES.get((groups.get("split") or "").lower())
@@ -89,8 +91,9 @@ class Profile:
         return any(r.match(tag) for r in self.ignore)
 
 
-def _p(regex: str, split: str | None = None, metric: str | None = None, *, from_run: bool = False) -> TagPattern:
-    return TagPattern(re.compile(regex), split, metric, from_run)
+def _p(regex: str, split: str | None = None, metric: str | None = None, env: str | None = None, *,
+       from_run: bool = False) -> TagPattern:
+    return TagPattern(re.compile(regex), split, metric, from_run, env)
 
 
 # Atropos (NousResearch/atropos). Env servers prefix every key with the registered wandb name
@@ -104,6 +107,11 @@ _ATROPOS_PREFIX = r"^(?P<env>.+)_\d+_"
 # The difficulty scheduler and the level curriculum's own keys (curriculum/…), bare or prefixed.
 _ATROPOS_CURRICULUM = (r"curriculum/(?:current_level(?:_success_rate)?|threshold_to_advance|max_level|"
                        r"progress_percent|items_tracked|(?:mean|min|max)_difficulty|total_updates|bin_\d+_count)$")
+
+
+_TUNE = r"^(?:ray/tune/)?"  # Tune's TensorBoard logger prefixes every key with ray/tune/
+_RLLIB = r"(?P<metric>episode_return_(?:mean|max|min)|episode_len_(?:mean|max|min)|num_episodes)$"
+_OLD_RLLIB = r"(?:env_runners/|sampler_results/)?(?P<metric>episode_len_mean|episode_reward_(?:max|min))$"
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -157,6 +165,55 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             ignore=(re.compile(r"^(?:val/)?env/all/"), re.compile(r"^val/all/score/")),
         ),
         Profile(
+            "tune",
+            (
+                _p(_TUNE + r"env_runners/" + _RLLIB, "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/env_runners/" + _RLLIB, "eval", env=RUN_ENV),
+                # RLlib < 2.10 named the same mean `episode_reward_mean`
+                _p(_TUNE + r"(?:env_runners/|sampler_results/)?episode_reward_mean$", "train",
+                   "episode_return_mean", RUN_ENV),
+                _p(_TUNE + r"evaluation/(?:env_runners/|sampler_results/)?episode_reward_mean$", "eval",
+                   "episode_return_mean", RUN_ENV),
+                _p(_TUNE + _OLD_RLLIB, "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/" + _OLD_RLLIB, "eval", env=RUN_ENV),
+                _p(_TUNE + r"(?:env_runners/)?custom_metrics/(?P<metric>.+)$", "train", env=RUN_ENV),
+                _p(_TUNE + r"evaluation/(?:env_runners/)?custom_metrics/(?P<metric>.+)$", "eval", env=RUN_ENV),
+                # one Tune run over several envs, each env's metrics logged under its name
+                _p(_TUNE + r"env_runners/(?P<env>[^/]+)/" + _RLLIB, "train"),
+                _p(_TUNE + r"evaluation/env_runners/(?P<env>[^/]+)/" + _RLLIB, "eval"),
+            ),
+            performance_metric="episode_return_mean",
+            step_keys=("timesteps_total", "training_iteration"),
+            description="Ray Tune / RLlib: env_runners/* train, evaluation/env_runners/* eval, "
+            "custom_metrics/*; env = params.json `env`, else the trial folder; per-env "
+            "env_runners/{env}/*; step timesteps_total, else training_iteration",
+        ),
+        Profile(
+            "dcd",
+            (
+                _p(r"^test_returns:(?P<env>.+)$", "eval", "test_returns"),
+                _p(r"^solved_rate:(?P<env>.+)$", "eval", "solved_rate"),
+            ),
+            performance_metric="test_returns",
+            step_keys=("steps", "_tick"),
+            description="facebookresearch/dcd logs.csv: test_returns:{env}, solved_rate:{env}; step "
+            "`steps`, else `_tick`",
+        ),
+        Profile(
+            "mlagents",
+            (
+                _p(r"^Environment/(?P<metric>Cumulative Reward|Episode Length)$", "train", env=RUN_ENV),
+                # TrainerController sets `Environment/Lesson Number/{param}` for every environment
+                # parameter (ml-agents mlagents/trainers/trainer_controller.py, set_stat): the lesson
+                # is a state-like series (split `state`, metric `Lesson Number/{param}`), never the
+                # locked/active/graduated `state` metric.
+                _p(r"^Environment/(?P<metric>Lesson Number/.+)$", "state", env=RUN_ENV),
+            ),
+            performance_metric="Cumulative Reward",
+            description="Unity ML-Agents: Environment/Cumulative Reward train, Environment/Lesson "
+            "Number/{param} lessons (split state); env = the behavior folder (results/{run}/{behavior}/)",
+        ),
+        Profile(
             "generic",
             (
                 _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
@@ -208,15 +265,18 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a regex string or a mapping with `regex`")
     for key in spec:
-        if key not in ("regex", "split", "metric"):
-            raise ConfigError(f"{where}.{key}: unknown key (allowed: metric, regex, split)")
+        if key not in ("regex", "split", "metric", "env"):
+            raise ConfigError(f"{where}.{key}: unknown key (allowed: env, metric, regex, split)")
     text = spec.get("regex")
     if not isinstance(text, str):
         raise ConfigError(f"{where}.regex: expected a regular expression string")
     regex = compile_user_regex(where + ".regex", text)
     groups = regex.groupindex
-    if "env" not in groups:
-        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...): {short(text)}")
+    env = spec.get("env")
+    if env is not None and (not isinstance(env, str) or not env):
+        raise ConfigError(f"{where}.env: expected an env id, or {RUN_ENV!r} for the run's folder name")
+    if "env" not in groups and env is None:
+        raise ConfigError(f"{where}.regex: needs a named group (?P<env>...) or `env:`: {short(text)}")
     split = spec.get("split")
     if split is not None:
         if not isinstance(split, str) or split not in _SPLIT_ALIASES:
@@ -229,7 +289,7 @@ def _pattern_from_config(where: str, spec) -> TagPattern:
         raise ConfigError(f"{where}.metric: expected a string")
     if metric is None and "metric" not in groups:
         raise ConfigError(f"{where}: give `metric:` or a named group (?P<metric>...) in the regex")
-    return TagPattern(regex, split, metric)
+    return TagPattern(regex, split, metric, env=env)
 
 
 def compile_user_regex(where: str, text: str):

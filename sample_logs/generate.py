@@ -19,6 +19,12 @@ Three runs, each a small simulated curriculum whose logged values are binomial s
                                one run `marin_grouped/wandb/cw1marin`); a slow trainer: each worker
                                logs two batches (total_count 32) per inference.weight_step; only
                                worker 0 runs evals and micro-evals (no train_step in those rows)
+* tune/PPO_2026-11-01/PPO_DoorKey_00000_0_lr=0.0003   (`--only tune`, needs ray[tune])
+                               Ray Tune trial written by Ray's own JsonLoggerCallback and
+                               CSVLoggerCallback (result.json, progress.csv, params.json with
+                               `env`); RLlib keys env_runners/episode_return_mean and
+                               evaluation/env_runners/episode_return_mean; step = timesteps_total.
+                               One env that learns, then stagnates; manifest in tune/injected.json.
 
 Injected into every run (step numbers per run are in INJECTED below and in injected.json):
 
@@ -321,6 +327,55 @@ def only(name: str, out: Path = HERE) -> None:
     print(f"wrote {entry['run']} under {out} ({total / 1e6:.2f} MB in all)", file=sys.stderr)
 
 
+TUNE = [Env("MiniGrid-DoorKey-8x8-v0", "stagnant", unlock=0, graduate=None, onset=480_000, level=0.55)]
+TUNE_TRIAL = "tune/PPO_2026-11-01/PPO_DoorKey_00000_0_lr=0.0003"
+
+
+class _Trial:
+    """What Ray's logger callbacks use of a Trial: local_path, config, checkpoint, init_local_path."""
+
+    def __init__(self, path: Path, config: dict):
+        self.local_path, self.config, self.checkpoint = str(path), config, None
+
+    def init_local_path(self) -> None:
+        os.makedirs(self.local_path, exist_ok=True)
+
+
+def write_tune(out: Path, rng) -> dict:
+    """One RLlib PPO trial through Ray's own JsonLoggerCallback and CSVLoggerCallback."""
+    from ray.tune.logger import CSVLoggerCallback, JsonLoggerCallback
+
+    config = {"env": TUNE[0].name, "lr": 0.0003, "train_batch_size": 4000, "evaluation_interval": 10}
+    trial = _Trial(out / TUNE_TRIAL, config)
+    trial.init_local_path()
+    callbacks = [JsonLoggerCallback(), CSVLoggerCallback()]
+    for cb in callbacks:
+        cb.log_trial_start(trial)
+    env = TUNE[0]
+    last_iter = 250
+    for it in range(1, last_iter + 1):
+        steps = 4000 * it
+        p = env.true_p(steps, rng)
+        result = {
+            "training_iteration": it, "timesteps_total": steps, "timestamp": int(WALL0) + 30 * it,
+            "time_this_iter_s": 30.0, "done": it == last_iter,
+            "env_runners": {"episode_return_mean": observe(p, rng), "episode_len_mean": 200 * (1 - p) + 20,
+                            "num_episodes": 40},
+            "learners": {"default_policy": {"policy_loss": 0.1 / it, "entropy": 1.0 - 0.5 * p}},
+        }
+        if it % 10 == 0:
+            result["evaluation"] = {"env_runners": {"episode_return_mean": observe(p, rng), "num_episodes": 20}}
+        for cb in callbacks:
+            cb.log_trial_result(it, trial, dict(result, config=config))
+    for cb in callbacks:
+        cb.log_trial_end(trial)
+    (out / TUNE_TRIAL / "params.pkl").unlink(missing_ok=True)  # a pickle: not needed, never read
+    return _manifest(TUNE_TRIAL, TUNE, eval_every=40_000, last_step=4000 * last_iter, states="inferred")
+
+
+SEPARATE = {"tune": write_tune}  # new sample runs with their own manifest `{name}/injected.json`
+
+
 def main(out: Path = HERE) -> None:
     rng = np.random.default_rng(SEED)
     for sub in ("generic", "roll", "marin"):
@@ -334,9 +389,18 @@ def main(out: Path = HERE) -> None:
     print(f"wrote {len(runs)} runs under {out} ({total / 1e6:.2f} MB in all)", file=sys.stderr)
 
 
+def only_separate(name: str, out: Path = HERE) -> None:
+    """Write one new sample run (and its manifest `{name}/injected.json`) without touching the rest."""
+    shutil.rmtree(out / name, ignore_errors=True)
+    run = SEPARATE[name](out, np.random.default_rng(SEED))
+    (out / name / "injected.json").write_text(json.dumps({"runs": [run]}, indent=2) + "\n")
+    total = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"wrote {run['run']} under {out} ({total / 1e6:.2f} MB in all sample logs)", file=sys.stderr)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--only"]:
-        only(args[1], Path(args[2]) if len(args) > 2 else HERE)
+        (only_separate if args[1] in SEPARATE else only)(args[1], Path(args[2]) if len(args) > 2 else HERE)
     else:
         main(Path(args[0]) if args else HERE)

@@ -16,9 +16,25 @@ N_SAMPLE_RUNS = len(SAMPLE_RUNS)
 N_SAMPLE_ENVS = sum(len(r["envs"]) for r in SAMPLE_RUNS)
 
 
+# The first three sample runs, which the report tests count on (envs, incidents, tables). Runs added
+# later (`generate.py --only NAME`, each with its own injected.json) are checked by test_sample_logs.
+CORE_SAMPLE_RUNS = ("generic", "roll", "marin")
+
+
+@pytest.fixture(scope="session")
+def core_sample_logs(tmp_path_factory) -> Path:
+    import shutil
+
+    out = tmp_path_factory.mktemp("core") / "sample_logs"
+    for name in CORE_SAMPLE_RUNS:
+        shutil.copytree(SAMPLE_LOGS / name, out / name)
+    shutil.copy(SAMPLE_LOGS / "injected.json", out / "injected.json")
+    return out
+
+
 @pytest.fixture
-def sample_logs() -> Path:
-    return SAMPLE_LOGS
+def sample_logs(core_sample_logs) -> Path:
+    return core_sample_logs
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,9 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def sample_html(tmp_path_factory):
-    from conftest import SAMPLE_LOGS
-
+def sample_html(tmp_path_factory, core_sample_logs):
     out = tmp_path_factory.mktemp("html") / "report.html"
-    result = runner.invoke(app, ["report", str(SAMPLE_LOGS), "--format", "html", "-o", str(out)])
+    result = runner.invoke(app, ["report", str(core_sample_logs), "--format", "html", "-o", str(out)])
     assert result.exit_code == 1, result.output  # the sample's critical incidents fail the default gate
     return out
 

@@ -19,10 +19,8 @@ PLAIN = {"NO_COLOR": "1", "COLUMNS": "80"}
 
 
 @pytest.fixture(scope="module")
-def sample_json():
-    from conftest import SAMPLE_LOGS
-
-    result = runner.invoke(app, ["report", str(SAMPLE_LOGS), "--format", "json", "--fail-on", "never"])
+def sample_json(core_sample_logs):
+    result = runner.invoke(app, ["report", str(core_sample_logs), "--format", "json", "--fail-on", "never"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 

@@ -115,3 +115,158 @@ def torch_fixture(name: str, dest) -> Path:
     dest = Path(dest)
     shutil.copytree(TORCH_FIXTURES / name, dest, dirs_exist_ok=True)
     return dest
+
+
+class _Trial:
+    """The attributes of ray.tune's Trial that its logger callbacks use (local_path, config, checkpoint)."""
+
+    def __init__(self, path, config):
+        self.local_path = str(path)
+        self.config = config
+        self.checkpoint = None
+
+    def init_local_path(self):
+        os.makedirs(self.local_path, exist_ok=True)
+
+
+def write_tune_trial(folder, results: list[dict], config: dict) -> Path:
+    """A Ray Tune trial folder written by Ray's own JsonLoggerCallback and CSVLoggerCallback.
+
+    Without ray installed, the same calls are reproduced: json.dump(result) + "\\n" per result
+    (ray/tune/logger/json.py:52-53, params.json at :68-75) and a csv.DictWriter whose header is the
+    first flattened result's keys (ray/tune/logger/csv.py:59-68).
+    """
+    folder = Path(folder)
+    trial = _Trial(folder, config)
+    try:
+        from ray.tune.logger import CSVLoggerCallback, JsonLoggerCallback
+    except Exception:  # ray is not part of the test extra
+        return _write_tune_like_ray(folder, results, config)
+    trial.init_local_path()  # Tune makes the trial folder before the callbacks run
+    callbacks = [JsonLoggerCallback(), CSVLoggerCallback()]
+    for cb in callbacks:
+        cb.log_trial_start(trial)
+    for i, result in enumerate(results):
+        for cb in callbacks:
+            cb.log_trial_result(i, trial, dict(result, config=config))
+    for cb in callbacks:
+        cb.log_trial_end(trial)
+    return folder
+
+
+def _flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flatten(v, f"{prefix}{k}/"))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _write_tune_like_ray(folder: Path, results, config) -> Path:
+    import csv
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "params.json").write_text(json.dumps(config, indent=2, sort_keys=True))
+    with open(folder / "result.json", "at") as jf, open(folder / "progress.csv", "at") as cf:
+        writer = None
+        for result in results:
+            json.dump(dict(result, config=config), jf)
+            jf.write("\n")
+            flat = _flatten(result)
+            if writer is None:
+                writer = csv.DictWriter(cf, flat.keys())
+                writer.writeheader()
+            writer.writerow({k: v for k, v in flat.items() if k in writer.fieldnames})
+    return folder
+
+
+class DcdFileWriter:
+    """facebookresearch/dcd's FileWriter.log reproduced call for call (util/filewriter.py:161-228):
+    fieldnames grow as keys appear, each growth is a row of fields.csv, `# fields` is written once at
+    tick 0, rows go through a csv.DictWriter sharing the growing fieldnames list."""
+
+    def __init__(self, basepath):
+        import csv
+
+        self.basepath = Path(basepath)
+        self.basepath.mkdir(parents=True, exist_ok=True)
+        self._tick = 0
+        self.fieldnames = ["_tick", "_time"]
+        self._fieldfile = open(self.basepath / "fields.csv", "a")
+        self._fieldwriter = csv.writer(self._fieldfile)
+        self._logfile = open(self.basepath / "logs.csv", "a")
+        self._logwriter = csv.DictWriter(self._logfile, fieldnames=self.fieldnames)
+
+    def log(self, to_log: dict, wall: float) -> None:
+        to_log["_tick"] = self._tick
+        self._tick += 1
+        to_log["_time"] = wall
+        old_len = len(self.fieldnames)
+        for k in to_log:
+            if k not in self.fieldnames:
+                self.fieldnames.append(k)
+        if old_len != len(self.fieldnames):
+            self._fieldwriter.writerow(self.fieldnames)
+        if to_log["_tick"] == 0:
+            self._logfile.write("# %s\n" % ",".join(self.fieldnames))
+        self._logwriter.writerow(to_log)
+        self._logfile.flush()
+
+    def close(self) -> None:
+        for f in (self._logfile, self._fieldfile):
+            f.close()
+
+
+def write_roll_stdout(path, rows: list[tuple[int | None, dict]], *, noise: bool = True) -> Path:
+    """A saved ROLL log: ROLL's logger format (roll/utils/logging.py:58-63) around StdoutTracker's
+    `logger.info(f"metrics_tag: {json.dumps({'step': step, 'metrics': values})}")`
+    (roll/utils/tracking.py:161), with ordinary log lines in between."""
+    import json
+    import logging
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    log = logging.getLogger(f"log_rank_DRIVER_0_1.{path}")
+    log.propagate = False
+    log.setLevel(logging.INFO)
+    handler = logging.FileHandler(path, mode="w")
+    handler.setFormatter(logging.Formatter(
+        fmt="[%(asctime)s] [%(filename)s (%(lineno)d)] [%(levelname)s] [DRIVER 0 / 1][PID 4242] %(message)s",
+        datefmt="%Y-%m-%d %H:%M:%S"))
+    log.addHandler(handler)
+    try:
+        for step, values in rows:
+            if noise:
+                log.info("pipeline step %s: generate done", step)
+            log.info(f"metrics_tag: {json.dumps({'step': step, 'metrics': values})}")
+    finally:
+        handler.close()
+        log.removeHandler(handler)
+    return path
+
+
+SWANLAB_SCRIPT = """
+import sys, swanlab
+logdir, n = sys.argv[1], int(sys.argv[2])
+swanlab.init(project="curriwatch", experiment_name="t", mode="offline", logdir=logdir)
+for s in range(n):
+    swanlab.log({"train/maze/success": s / n, "eval/maze/success": float("nan") if s == 2 else 1 - s / n,
+                 "curriculum/maze/state": 1 if s < n // 2 else 2}, step=10 * s)
+swanlab.finish()
+"""
+
+
+def write_swanlab(logdir, n: int) -> Path:
+    """A SwanLab offline run written by swanlab itself, in a child process (its init installs
+    global hooks); returns the `.swanlab` file."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", SWANLAB_SCRIPT, str(logdir), str(n)], check=True,
+                   capture_output=True, timeout=600, cwd=str(logdir.parent if hasattr(logdir, "parent") else logdir),
+                   env={**os.environ, "SWANLAB_MODE": "offline"})
+    (path,) = Path(logdir).glob("run-*/run-*.swanlab")
+    return path

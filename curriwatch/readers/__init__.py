@@ -20,4 +20,9 @@ def read_run(source: RunSource, reader: str = "native") -> RawRun:
         from .wandb_offline import read_wandb_offline
 
         return read_wandb_offline(source)
+    from ..sources import SOURCE_KINDS
+
+    kind = SOURCE_KINDS.get(source.source)
+    if kind is not None:
+        return kind.read(source)
     raise ValueError(f"no reader for source {source.source!r}")

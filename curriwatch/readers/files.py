@@ -14,8 +14,14 @@ def read_bytes(path: str) -> bytes:
     """The file's bytes as they are now (a snapshot, so a file still being written is safe).
 
     Opened read-only and non-blocking, and refused unless it is a regular file, so a FIFO or a
-    device named like a log file cannot hang or flood the reader.
+    device named like a log file cannot hang or flood the reader. URLs are read through fsspec.
     """
+    if "://" in path:
+        from ..remote import is_url, open_binary
+
+        if is_url(path):
+            with open_binary(path) as f:
+                return f.read()
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

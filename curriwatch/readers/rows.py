@@ -1,0 +1,118 @@
+"""Rows of named values (CSV rows, JSON objects) appended to a RawRun, one history row each."""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import PurePosixPath
+
+from ..model import DataIssue, RawRun, RunSource
+
+
+def shown_path(source: RunSource, path: str) -> str:
+    """A file of a run as shown in data issues: relative to the logdir where possible."""
+    if path == source.path:  # a run that is one file (a ROLL stdout log)
+        return source.name
+    if "://" in path and path.startswith(source.path.rstrip("/") + "/"):
+        rel = path[len(source.path.rstrip("/")) + 1:]
+        return f"{source.name}/{rel}" if source.name not in (".", "") else rel
+    if source.files and path in source.files and os.path.isdir(source.path):
+        rel = PurePosixPath(os.path.relpath(path, source.path)).as_posix()
+        return f"{source.name}/{rel}" if source.name not in (".", "") and rel != "." else (
+            rel if rel != "." else source.name)
+    return path
+
+
+def flatten(obj: dict, prefix: str = "", sep: str = "/", out: dict | None = None, depth: int = 0) -> dict:
+    """Nested dicts flattened with `sep` (Ray's flatten_dict); nesting deeper than 64 is cut."""
+    out = {} if out is None else out
+    for key, value in obj.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and depth < 64:
+            flatten(value, name + sep, sep, out, depth + 1)
+        else:
+            out[name] = value
+    return out
+
+
+def number(value) -> float | None:
+    """A JSON/CSV value as a float, or None when it is not a number (bools count as 0/1)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        try:
+            return float(value)
+        except OverflowError:  # an integer too large for a float
+            return math.copysign(math.inf, value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+class RowSink:
+    """Appends rows to a RawRun; counts values that were not numbers per key."""
+
+    def __init__(self, raw: RawRun, step_keys: tuple[str, ...] = (), wall_key: str | None = None,
+                 skip: frozenset[str] = frozenset()):
+        self.raw = raw
+        self.skip = skip  # bookkeeping keys: used for step / wall time, not kept as points
+        self.step_keys = step_keys
+        self.wall_key = wall_key
+        self.codes: dict[str, int] = {}
+        self.non_numeric: dict[str, int] = {}
+        rows = raw.row
+        self.next_row = max(rows[-1] + 1 if rows else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
+
+    def add(self, values: dict, step: int | None = None) -> None:
+        """One row: `values` maps key -> raw value (None or "" = not logged in this row)."""
+        row = self.next_row
+        self.next_row += 1
+        nums: list[tuple[str, float]] = []
+        texts: list[tuple[str, str]] = []
+        for key, value in values.items():
+            if value is None or value == "" or (key in self.skip and key != self.wall_key
+                                                and key not in self.step_keys):
+                continue
+            val = number(value)
+            if val is None:
+                if isinstance(value, str):
+                    texts.append((key, value))
+                self.non_numeric[key] = self.non_numeric.get(key, 0) + 1
+                continue
+            nums.append((key, val))
+        found = dict(nums)
+        if step is None:
+            for key in self.step_keys:
+                val = found.get(key)
+                if val is not None and math.isfinite(val) and abs(val) < 2**62:
+                    step = int(val)
+                    break
+        if step is None:
+            step = row
+        wall = found.get(self.wall_key, math.nan) if self.wall_key else math.nan
+        raw, codes = self.raw, self.codes
+        if self.skip:
+            nums = [(k, v) for k, v in nums if k not in self.skip]
+        for key, val in nums:
+            code = codes.get(key)
+            if code is None:
+                code = codes[key] = raw.code_for(key)
+            raw.tag_code.append(code)
+            raw.step.append(step)
+            raw.value.append(val)
+            raw.wall_time.append(wall)
+            raw.row.append(row)
+        raw.text_points.extend((key, step, row, text) for key, text in texts)
+
+    def issues(self, shown: str) -> list[DataIssue]:
+        if not self.non_numeric:
+            return []
+        total = sum(self.non_numeric.values())
+        keys = ", ".join(sorted(self.non_numeric)[:5]) + (" ..." if len(self.non_numeric) > 5 else "")
+        return [DataIssue("non_numeric_values", shown,
+                          f"{total} value(s) were not numbers and were skipped (keys: {keys})")]

@@ -1,0 +1,134 @@
+"""Ray Tune trial folders: `result.json` (one nested JSON object per line) or `progress.csv`.
+
+Ray's JsonLoggerCallback writes `json.dump(result)` + "\\n" per result (ray/tune/logger/json.py:52-53);
+CSVLoggerCallback flattens each result with `/` and fixes the header by the first row
+(ray/tune/logger/csv.py:59-68), so keys added later only exist in result.json: result.json is
+read when present, progress.csv otherwise. Step = `timesteps_total`, else `training_iteration`.
+Tune's own bookkeeping keys (AUTO_RESULT_KEYS, ray/tune/result.py:89-107, and the trial fields it
+adds: done, trial_id, experiment_tag, ...) are not metrics and are not kept as points; `timestamp`
+becomes the wall time.
+"""
+from __future__ import annotations
+
+import csv
+import json
+
+from ..model import DataIssue, RawRun, RunSource
+from .files import unreadable
+from .lines import LineReport, iter_lines, open_regular
+from .rows import RowSink, flatten, shown_path
+
+STEP_KEYS = ("timesteps_total", "training_iteration")
+RESULT_FILE, PROGRESS_FILE, PARAMS_FILE = "result.json", "progress.csv", "params.json"
+MAX_PARAMS = 4 * 1024 * 1024
+BOOKKEEPING = frozenset((
+    "time_total_s", "episodes_total", "node_ip", "hostname", "pid", "time_this_iter_s", "timestamp",
+    "date", "time_since_restore", "timesteps_since_restore", "iterations_since_restore",
+    "checkpoint_dir_name", "done", "trial_id", "experiment_tag", "should_checkpoint", "experiment_id",
+    "num_healthy_workers", "num_in_flight_async_reqs", "num_remote_worker_restarts",
+))
+
+
+def detect_tune(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """A trial folder: result.json or progress.csv next to params.json (or both result files)."""
+    names = set(filenames)
+    has_result, has_progress = RESULT_FILE in names, PROGRESS_FILE in names
+    if not (has_result or has_progress) or not (PARAMS_FILE in names or (has_result and has_progress)):
+        return []
+    import os
+
+    data = RESULT_FILE if has_result else PROGRESS_FILE
+    files = [os.path.join(folder, data)]
+    if PARAMS_FILE in names:
+        files.append(os.path.join(folder, PARAMS_FILE))
+    return [("", tuple(files))]
+
+
+def read_tune(source: RunSource) -> RawRun:
+    raw = RawRun(source)
+    data = [f for f in source.files if not f.endswith(PARAMS_FILE)]
+    params = [f for f in source.files if f.endswith(PARAMS_FILE)]
+    if params:
+        raw.env_hint = _env_from_params(raw, source, params[0])
+    for path in data:
+        shown = shown_path(source, path)
+        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING)
+        report = LineReport()
+        try:
+            f = open_regular(path)
+        except OSError as err:
+            raw.issues.append(unreadable(shown, err))
+            continue
+        with f:
+            if path.endswith(".csv"):
+                _read_csv(f, sink, report)
+            else:
+                _read_jsonl(f, sink, report)
+        raw.issues.extend(report.issues(shown, "row"))
+        raw.issues.extend(sink.issues(shown))
+    return raw
+
+
+def _read_jsonl(f, sink: RowSink, report: LineReport) -> None:
+    for lineno, _offset, text in iter_lines(f, report):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError as err:
+            report.bad.append((lineno, f"not JSON ({err.msg})"))
+            continue
+        except RecursionError:
+            report.bad.append((lineno, "JSON nested too deeply"))
+            continue
+        if not isinstance(obj, dict):
+            report.bad.append((lineno, "not a JSON object"))
+            continue
+        obj.pop("config", None)  # the trial's config, not a result (params.json holds it)
+        sink.add(flatten(obj))
+
+
+def _read_csv(f, sink: RowSink, report: LineReport) -> None:
+    header: list[str] | None = None
+    for lineno, _offset, text in iter_lines(f, report):
+        if not text.strip():
+            continue
+        try:
+            cells = next(csv.reader([text]))
+        except csv.Error as err:
+            report.bad.append((lineno, f"not CSV ({err})"))
+            continue
+        if header is None:
+            header = cells
+            continue
+        if cells == header:  # a restarted trial may write the header again
+            continue
+        if len(cells) != len(header):
+            report.bad.append((lineno, f"{len(cells)} cells for {len(header)} columns"))
+            continue
+        sink.add(dict(zip(header, cells)))
+
+
+def _env_from_params(raw: RawRun, source: RunSource, path: str) -> str | None:
+    """The trial's `env` from params.json (a string, or a dict/class name) if it has one."""
+    shown = shown_path(source, path)
+    try:
+        with open_regular(path) as f:
+            text = f.read(MAX_PARAMS + 1)
+    except OSError as err:
+        raw.issues.append(unreadable(shown, err))
+        return None
+    if len(text) > MAX_PARAMS:
+        raw.issues.append(DataIssue("unreadable_file", shown, "params.json is over 4 MiB; its env was not read"))
+        return None
+    try:
+        params = json.loads(text.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raw.issues.append(DataIssue("corrupt_record", shown, "params.json is not valid JSON; env id taken from the folder name"))
+        return None
+    env = params.get("env") if isinstance(params, dict) else None
+    if env is None and isinstance(params, dict) and isinstance(params.get("environment"), dict):
+        env = params["environment"].get("env")
+    if isinstance(env, str) and env.strip():
+        return env.strip()
+    return None

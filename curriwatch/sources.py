@@ -1,0 +1,59 @@
+"""Registry of the log sources found by file layout beyond TensorBoard and W&B.
+
+Each kind has a detection function `(folder, filenames) -> [(name, files)]` (name "" = the folder
+is the run, else a file name inside it that is its own run) and a reader `RunSource -> RawRun`.
+`exclusive` kinds own their folder: TensorBoard files next to them (Ray Tune writes both) are the
+same data and are not read again.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .model import RawRun, RunSource
+
+
+@dataclass(frozen=True)
+class SourceKind:
+    name: str
+    detect: Callable[[str, list[str]], list[tuple[str, tuple[str, ...]]]]
+    read: Callable[[RunSource], RawRun]
+    exclusive: bool = False
+    description: str = ""
+
+
+def _lazy(module: str, func: str) -> Callable:
+    def call(*args):
+        from importlib import import_module
+
+        return getattr(import_module(f"curriwatch.readers.{module}"), func)(*args)
+
+    call.__name__ = func
+    return call
+
+
+SOURCE_KINDS: dict[str, SourceKind] = {
+    k.name: k
+    for k in (
+        SourceKind("tune", _lazy("tune", "detect_tune"), _lazy("tune", "read_tune"), exclusive=True,
+                   description="Ray Tune trial folder: result.json (else progress.csv) + params.json"),
+        SourceKind("dcd", _lazy("dcd", "detect_dcd"), _lazy("dcd", "read_dcd"),
+                   description="facebookresearch/dcd FileWriter folder: logs.csv + fields.csv"),
+        SourceKind("swanlab", _lazy("swanlab", "detect_swanlab"), _lazy("swanlab", "read_swanlab"),
+                   description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
+        SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
+                   _lazy("roll_stdout", "read_roll_stdout"),
+                   description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),
+    )
+}
+
+
+def detect_sources(folder: str, filenames: list[str]) -> tuple[list[tuple[str, str, tuple[str, ...]]], bool]:
+    """Runs of the registered kinds in one folder as (kind, path, files), and whether one is exclusive."""
+    found, exclusive = [], False
+    for kind in SOURCE_KINDS.values():
+        for name, files in kind.detect(folder, filenames):
+            found.append((kind.name, os.path.join(folder, name) if name else folder, files))
+            exclusive |= kind.exclusive
+    return found, exclusive
