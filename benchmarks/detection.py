@@ -156,6 +156,11 @@ def observe(env: Env, s: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 CONVENTIONS = ("generic", "roll", "atropos", "marin", "mylab", "mylab_loss")
 
 
+def _between(rng: np.random.Generator, lo: int, hi: int) -> int:
+    """A random step in [lo, hi); -1 (the env is then made a healthy negative) when the range is empty."""
+    return int(rng.integers(lo, hi)) if lo < hi else -1
+
+
 def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> dict:
     """One run: its envs (one event or clean negative each), eval interval, shape, length."""
     eval_every = int(rng.choice([10, 20, 25]))
@@ -191,7 +196,7 @@ def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> di
             if ev == "graduated_regression":
                 env.severity = str(rng.choice(["warning", "critical"]))
                 env.params["keep"] = float(rng.uniform(0.7, 0.8) if env.severity == "warning" else rng.uniform(0.25, 0.45))
-                env.onset = int(rng.integers(grad_est + 150, steps - 200))
+                env.onset = int(_between(rng, grad_est + 150, steps - 200))
             elif ev == "training_stagnation":
                 env.tau = float(rng.uniform(150, 250))
                 env.onset = int(unlock + rng.integers(60, 150))
@@ -204,11 +209,11 @@ def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> di
                     env.onset = unlock
                 else:
                     env.params.update(length=int(rng.integers(80, 160)), swing=int(rng.integers(8, 20)))
-                    env.onset = int(rng.integers(grad_est + 120, steps - 250))
+                    env.onset = int(_between(rng, grad_est + 120, steps - 250))
             elif ev == "unexpected_transition":
-                env.onset = int(rng.integers(grad_est + 100, steps - 150))
+                env.onset = int(_between(rng, grad_est + 100, steps - 150))
             elif ev == "eval_gap":
-                env.onset = int(rng.integers(grad_est + 50, steps - 400))
+                env.onset = int(_between(rng, grad_est + 50, steps - 400))
                 env.onset -= env.onset % eval_every
         else:
             neg = str(rng.choice(NEGATIVES))
@@ -218,10 +223,13 @@ def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> di
             elif neg == "slow_learner":
                 env.tau = float(rng.uniform(120, 200))
             elif neg == "level_shift":
-                env.params.update(shift_at=int(rng.integers(grad_est + 100, steps - 100)),
+                env.params.update(shift_at=int(_between(rng, grad_est + 100, steps - 100)),
                                   shift=float(rng.choice([0.02, -0.03])))
             elif neg == "single_outlier":
-                env.params["at"] = int(rng.integers(grad_est + 100, steps - 50))
+                env.params["at"] = int(_between(rng, grad_est + 100, steps - 50))
+        if (env.onset is not None and not (0 <= env.onset < steps - 100)) or -1 in (
+                env.params.get("shift_at"), env.params.get("at")):
+            env.event, env.onset, env.severity = "healthy", None, None
         envs.append(env)
     return {"name": name, "convention": convention, "shape": shape, "explicit": explicit, "kind": kind,
             "eval_every": eval_every, "steps": steps, "envs": envs, "seed": int(rng.integers(1 << 31))}
