@@ -1,0 +1,66 @@
+"""The detection benchmark's scorer on a hand-computable case, and a tiny corpus built by its writers."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import sys
+
+import pytest
+
+SPEC = importlib.util.spec_from_file_location("detection", Path(__file__).parents[1] / "benchmarks" / "detection.py")
+detection = importlib.util.module_from_spec(SPEC)
+sys.modules.setdefault("detection", detection)  # dataclasses look their module up
+SPEC.loader.exec_module(detection)
+
+
+def _label(env, typ, onset, severity=None):
+    return {"run": "r", "env": env, "type": typ, "onset": onset, "severity": severity, "shape": "s"}
+
+
+def _det(env, typ, step, severity="warning"):
+    return {"run": "r", "env": env, "type": typ, "first_step": step, "severity": severity}
+
+
+def test_scorer_arithmetic():
+    labels = [_label("a", "graduated_regression", 100, "critical"), _label("b", "graduated_regression", 300),
+              _label("c", "graduated_regression", 500), _label("d", "eval_gap", 200)]
+    dets = [
+        _det("a", "graduated_regression", 110, "critical"),  # 0.5 intervals late: match, severity agrees
+        _det("a", "graduated_regression", 120),  # second incident for the same event: false positive
+        _det("b", "graduated_regression", 341),  # 2.05 intervals late: no match
+        _det("c", "graduated_regression", 460),  # 2 intervals early: match (tolerance is inclusive)
+        _det("e", "graduated_regression", 100),  # no label on env e: false positive
+        _det("d", "training_stagnation", 200),  # right env and onset, wrong type
+    ]
+    s = detection.match(labels, dets, {"r": 20})
+    reg = s["graduated_regression"]
+    assert (reg["labels"], reg["detections"], reg["matched"]) == (3, 5, 2)
+    assert reg["recall"] == pytest.approx(2 / 3) and reg["precision"] == pytest.approx(2 / 5)
+    assert reg["onset_error_median"] == pytest.approx(1.25) and reg["onset_error_max"] == pytest.approx(2.0)
+    assert reg["severity_agreement"] == 1.0
+    assert reg["recall_any_onset"] == 1.0
+    assert [m["env"] for m in reg["missed"]] == ["b"]
+    assert s["eval_gap"]["recall"] == 0.0 and s["eval_gap"]["precision"] is None
+    assert s["training_stagnation"]["precision"] == 0.0 and s["training_stagnation"]["recall"] is None
+
+
+def test_tiny_corpus_is_built_labelled_and_scored(tmp_path, capsys):
+    assert detection.main(["--runs", "3", "--cache", str(tmp_path), "--json", "--seed", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    root = Path(out["corpus"])
+    labels = json.loads((root / "labels.json").read_text())
+    assert out["labels"] == len(labels)
+    plans = [json.loads(p.read_text()) for p in root.glob("*/*/plan.json")]
+    assert sorted(p["convention"] for p in plans) == ["atropos", "generic", "roll"]
+    # Every labelled event is on an env of its run's plan, with the same onset.
+    by_env = {(p["name"], e["name"]): e for p in plans for e in p["envs"]}
+    for l in labels:
+        env = by_env[(l["run"], l["env"])]
+        assert env["event"] == l["type"]
+    # Every run was read by curriwatch (each wrote event files under its folder) and nothing errored.
+    assert out["errors"] == []
+    assert all(list((root / p["convention"] / p["name"]).glob("events.out.tfevents.*")) for p in plans)
+    for typ, s in out["rules"].items():
+        assert s["matched"] <= min(s["labels"], s["detections"]), typ
