@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-VERSION = 1
+VERSION = 2
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "curriwatch-bench"
 TOLERANCE_INTERVALS = 2
 STAGNATION_WINDOW = 100  # the defaults the labels assume (health_monitoring.stagnation_window)
@@ -69,7 +69,7 @@ profiles:
       - {regex: '^lesson\\.(?P<env>[^.]+)\\.stage$', split: state, metric: state}
     performance_metric: %s
 """
-DIRECTION_LINE = "    direction: lower\n"
+DIRECTION_LINE = "direction: lower\n"  # top-level: the loss runs have a config of their own
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,11 @@ def scan(
             store.save(report, cfg["health_monitoring"]["metrics_retention_days"])
         except OSError as err:
             print(f"curriwatch: warning: could not save the result for `report`: {err}", file=sys.stderr)
-    from .render.terminal import report_text
+        report = _select(report, run)
+        console = stdout_console()
+        text = report_text(report, console)
+        write_stdout(lambda: console.file.write(text))
+        _gate(report, fail_on, allow_unknown)
 
 
 @app.command()

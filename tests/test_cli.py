@@ -88,7 +88,9 @@ def test_real_subprocess_report_on_stdout_only(sample_logs, tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1  # the sample logs hold critical regressions: the default gate fails
     assert json.loads(proc.stdout)["summary"]["health_status"] == "critical"
-    assert proc.stderr.strip() == "curriwatch: gate failed: 3 incident(s) at or above critical"
+    from conftest import N_SAMPLE_RUNS  # every sample run holds one critical regression
+
+    assert proc.stderr.strip() == f"curriwatch: gate failed: {N_SAMPLE_RUNS} incident(s) at or above critical"
     proc = subprocess.run([sys.executable, "-m", "curriwatch", "scan", str(tmp_path / "nope")],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""

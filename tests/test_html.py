@@ -54,7 +54,9 @@ def test_charts_render_in_headless_chromium(sample_html, tmp_path):
 
 def test_charts_have_axis_titles_and_round_ticks(sample_html):
     text = sample_html.read_text()
-    assert text.count('class="axis-title" x=') == 15  # "step" under every env chart
+    from conftest import N_SAMPLE_ENVS
+
+    assert text.count('class="axis-title" x=') == N_SAMPLE_ENVS  # "step" under every env chart
     for metric in ("reward", "success_rate", "success"):  # each run's performance metric names the y axis
         assert re.search(rf'class="axis-title" transform="[^"]+"[^>]*>{metric}</text>', text), metric
     ticks = {int(t.replace(",", "")) for t in re.findall(r'<text class="tick" x="[\d.]+" y="[\d.]+" '

@@ -37,7 +37,6 @@ def _run(report: dict) -> dict:
     return run
 
 
-@VERDICTS_PENDING
 def test_finds_marins_own_graduation_steps(report):
     run = _run(report)
     envs = {e["env_id"]: e for e in run["environments"]}
@@ -56,7 +55,6 @@ def test_finds_marins_own_graduation_steps(report):
         assert abs(starts[lesson] - EXPECTED["lessons"][lesson]["graduated"]) <= TOLERANCE, lesson
 
 
-@VERDICTS_PENDING
 def test_reports_the_regression_of_the_graduated_lesson(report):
     run = _run(report)
     injected = EXPECTED["regression"]

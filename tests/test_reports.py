@@ -66,6 +66,8 @@ def test_json_never_holds_nan_or_infinity(tmp_path):
 
 
 def test_terminal_report_at_80_columns_without_colour(sample_logs):
+    from conftest import N_SAMPLE_RUNS
+
     result = runner.invoke(app, ["scan", str(sample_logs), "--fail-on", "never"], env=PLAIN)
     assert result.exit_code == 0
     out = result.stdout
@@ -76,8 +78,6 @@ def test_terminal_report_at_80_columns_without_colour(sample_logs):
         assert f"run {spec['run']}" in out
         for env in spec["envs"]:
             if env["expected_warning"]:
-    from conftest import N_SAMPLE_RUNS
-
                 assert re.search(rf"{env['env_id']} · since step \d+ \((ongoing|resolved)\)\n +"
                                  rf"{env['expected_warning']}: ", out), env
     assert out.startswith(f"curriwatch: CRITICAL · {N_SAMPLE_RUNS} run(s)")  # the verdict first

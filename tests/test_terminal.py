@@ -14,10 +14,8 @@ from curriwatch.render.terminal import report_text
 
 
 @pytest.fixture(scope="module")
-def report():
-    from conftest import SAMPLE_LOGS
-
-    return curriwatch.analyze(curriwatch.load(SAMPLE_LOGS, config=curriwatch.load_config(None)))
+def report(core_sample_logs):
+    return curriwatch.analyze(curriwatch.load(core_sample_logs, config=curriwatch.load_config(None)))
 
 
 def render(report, width: int) -> str:
@@ -32,7 +30,12 @@ def flat(text: str) -> str:
 def test_verdict_and_worst_incidents_come_first(report, width):
     out = render(report, width)
     lines = out.splitlines()
-    assert lines[0].startswith("curriwatch: CRITICAL · 3 run(s) · 15 env(s) · 3 critical, 9 warning, 6 info")
+    from conftest import N_SAMPLE_ENVS, N_SAMPLE_RUNS
+
+    counts = report.counts()
+    assert lines[0].startswith(f"curriwatch: CRITICAL · {N_SAMPLE_RUNS} run(s) · {N_SAMPLE_ENVS} env(s) · "
+                               f"{counts['critical']} critical, {counts['warning']} warning, {counts['info']} info")
+    assert counts["critical"] == N_SAMPLE_RUNS  # one injected critical regression per sample run
     assert lines[1].startswith("worst incidents")
     first_run = out.index("\nrun ")
     top = worst_incidents(report, 10)

@@ -38,7 +38,14 @@ def mapped(path: str):
     `upto` from this process's memory, so reading a big file keeps the resident set flat.
 
     Same checks as `read_bytes`. The size is fixed when mapped: bytes appended later are not seen.
+    A remote URL (fsspec) cannot be mapped: its bytes are read as `read_bytes` reads them.
     """
+    if "://" in path:
+        from ..remote import is_url
+
+        if is_url(path):
+            yield read_bytes(path), lambda upto: None
+            return
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         info = os.fstat(fd)

@@ -157,6 +157,11 @@ def env_table(envs, width: int) -> Table:
     rows = [(e.env_id, e.current_state, fmt(e.current_train_performance), fmt(e.current_eval_performance),
              fmt(e.peak_performance), e.performance_trend, sparkline(e.sparkline[-bins:]), status_of(e)) for e in envs]
     natural = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
+    over = sum(natural) + 2 * (len(header) - 1) - width
+    if over > 0 and bins > len("performance"):  # the sparkline gives up bins before the env id is cut
+        bins = max(len("performance"), bins - over)
+        rows = [r[:6] + (sparkline(e.sparkline[-bins:]),) + r[7:] for r, e in zip(rows, envs)]
+        natural[6] = max([len(header[6]), *(len(r[6]) for r in rows)])
     env_width = max(8, min(natural[0], width - sum(natural[1:]) - 2 * (len(header) - 1)))
     table = Table(expand=False, pad_edge=False, box=None, header_style="bold")
     for i, col in enumerate(header):
