@@ -158,8 +158,9 @@ def env_table(envs, width: int) -> Table:
              fmt(e.peak_performance), e.performance_trend, sparkline(e.sparkline[-bins:]), status_of(e)) for e in envs]
     natural = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(header)]
     over = sum(natural) + 2 * (len(header) - 1) - width
-    if over > 0 and bins > len("performance"):  # the sparkline gives up bins before the env id is cut
-        bins = max(len("performance"), bins - over)
+    if over > 0:  # the sparkline gives up bins (down to 6, headed `perf`) before the env id is cut
+        bins = max(6, bins - over - (len("performance") - len("perf")))
+        header = header[:6] + ("perf" if bins < len("performance") else "performance",) + header[7:]
         rows = [r[:6] + (sparkline(e.sparkline[-bins:]),) + r[7:] for r, e in zip(rows, envs)]
         natural[6] = max([len(header[6]), *(len(r[6]) for r in rows)])
     env_width = max(8, min(natural[0], width - sum(natural[1:]) - 2 * (len(header) - 1)))
