@@ -75,11 +75,11 @@ CASES = [
     Case("graduated env's evals stop while the run goes on", {
         "a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40", eval="0.1+0.09x10 0.95~0.01x20"),
         "b": E(train="0.5~0.02x400")},
-         [("eval_gap", "a", "warning", 1450 + 150, 0)], ("eval_gap",)),
+         [("eval_gap", "a", "warning", 1450 + 50, 0)], ("eval_gap",)),
     Case("eval merely sparse", {"a": E(eval="0.5~0.01x20", eval_every=200), "b": E(train="0.5~0.02x400")},
          [], ("eval_gap",)),
     Case("active env's evals stop", {"a": E(train="0.5~0.02x400", eval="0.5~0.02x10")},
-         [("eval_gap", "a", "info", 450 + 150, 0)], ("eval_gap",)),
+         [("eval_gap", "a", "info", 450 + 50, 0)], ("eval_gap",)),
     # configuration reaches the rules
     Case("a disabled rule never fires", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                 eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},

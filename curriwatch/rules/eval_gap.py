@@ -27,10 +27,12 @@ def eval_gap(env: EnvData, s: dict) -> list[Incident]:
         ongoing = i == len(steps) - 1
         severity = "warning" if state == "graduated" else "info"
         out.append(Incident(
-            "eval_gap", env.env_id, severity, int(start + limit), int(ends[i]), not ongoing,
+            # since the first eval that did not come; judged once the gap passed its limit
+            "eval_gap", env.env_id, severity, int(start + (own or every)), int(ends[i]), not ongoing,
             f"no eval for {int(gaps[i])} steps after step {start} ({state} env"
             + (", the run went on" if ongoing else f", resumed at step {int(ends[i])}") + ")",
             {"last_eval_step": start, "gap_steps": int(gaps[i]), "limit_steps": int(limit),
+             "detected_at_step": int(start + limit),
              "eval_interval": every, "state": state}))
     return out
 
