@@ -34,20 +34,21 @@ TAIL, CORRUPT = 1, 2  # stop reasons
 MAX_SCALAR_TENSOR = 4096  # bytes: a one-element numeric TensorProto is a few dozen
 
 
-def _crc_tables() -> np.ndarray:
-    """CRC32C (Castagnoli, reflected) lookup tables for slicing-by-8: row k advances k more bytes."""
+def crc_tables(poly: int) -> np.ndarray:
+    """Lookup tables for slicing-by-8 of a reflected CRC32 polynomial (0x82F63B78 CRC32C, 0xEDB88320
+    zlib): row k advances k more bytes."""
     tables = np.zeros((8, 256), np.int64)
     for i in range(256):
         c = i
         for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+            c = (c >> 1) ^ poly if c & 1 else c >> 1
         tables[0, i] = c
     for k in range(1, 8):
         tables[k] = (tables[k - 1] >> 8) ^ tables[0][tables[k - 1] & 0xFF]
     return tables
 
 
-CRC_TABLE = _crc_tables()
+CRC_TABLE = crc_tables(0x82F63B78)  # CRC32C (Castagnoli)
 
 
 @njit

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .event_scan import _intern, _skip_field, _varint, njit, numba
+from .event_scan import _intern, _skip_field, _varint, crc_tables, njit, numba
 
 OTHER, FAST, SLOW = 0, 1, 2
 
@@ -235,20 +235,7 @@ def gather_numbers(buf, val_start, val_end, out, numeric, values, pow10):
         numeric[i] = 2
 
 
-def _crc32_tables() -> np.ndarray:
-    """zlib CRC32 (reflected 0xEDB88320) tables for slicing-by-8."""
-    tables = np.zeros((8, 256), np.int64)
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
-        tables[0, i] = c
-    for k in range(1, 8):
-        tables[k] = (tables[k - 1] >> 8) ^ tables[0][tables[k - 1] & 0xFF]
-    return tables
-
-
-CRC32_TABLE = _crc32_tables()
+CRC32_TABLE = crc_tables(0xEDB88320)  # zlib CRC32
 SEEDS = np.array([0] + [__import__("zlib").crc32(bytes([t])) for t in (1, 2, 3, 4)], np.int64)
 BLOCK = 32 * 1024
 # damage codes of frame_log; messages in wandb_offline.py

@@ -12,6 +12,9 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..model import DataIssue
+from .files import incomplete_tail_issue
+
 BLOCK = 32 * 1024
 CHUNK_HEADER = 7
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
@@ -109,3 +112,18 @@ def iter_log_records(data: bytes, report: LogReport, start: int = 7) -> Iterator
         pos = end
     if pending is not None:
         report.incomplete_tail = pending_at
+
+
+def damage_issues(shown: str, size: int, report: LogReport) -> list[DataIssue]:
+    """The data issues of a framing pass: damaged places (resynced at the next block) and an
+    incomplete tail."""
+    issues = []
+    if report.damage:
+        first, what = report.damage[0]
+        issues.append(DataIssue(
+            "corrupt_record", shown,
+            f"{len(report.damage)} damaged place(s); first at byte {first}: {what}; "
+            f"{report.skipped_bytes} byte(s) skipped up to the next intact block"))
+    if report.incomplete_tail is not None:
+        issues.append(incomplete_tail_issue(shown, report.incomplete_tail, size))
+    return issues

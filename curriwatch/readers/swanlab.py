@@ -16,8 +16,8 @@ import re
 import struct
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, undecodable_issue, unreadable
-from .leveldb_log import LogReport, iter_log_records
+from .files import undecodable_issue, unreadable
+from .leveldb_log import LogReport, damage_issues, iter_log_records
 from .lines import open_regular
 from .rows import shown_path
 
@@ -168,11 +168,4 @@ def _read_records(raw: RawRun, data, shown: str, size: int) -> None:
         raw.wall_time.append(wall)
     if undecodable:
         raw.issues.append(undecodable_issue(shown, undecodable))
-    if report.damage:
-        first, what = report.damage[0]
-        raw.issues.append(DataIssue(
-            "corrupt_record", shown,
-            f"{len(report.damage)} damaged place(s); first at byte {first}: {what}; "
-            f"{report.skipped_bytes} byte(s) skipped up to the next intact block"))
-    if report.incomplete_tail is not None:
-        raw.issues.append(incomplete_tail_issue(shown, report.incomplete_tail, size))
+    raw.issues += damage_issues(shown, size, report)

@@ -9,8 +9,8 @@ import numpy as np
 from pathlib import PurePosixPath
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import incomplete_tail_issue, mapped, undecodable_issue, unreadable
-from .leveldb_log import LogReport, check_header, iter_log_records
+from .files import mapped, undecodable_issue, unreadable
+from .leveldb_log import LogReport, check_header, damage_issues, iter_log_records
 
 AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
 _INT64 = 2.0 ** 63
@@ -339,11 +339,4 @@ def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable
             f"{total} history value(s) were not numbers and were skipped (keys: {keys})"))
     if undecodable:
         raw.issues.append(undecodable_issue(shown, undecodable))
-    if report.damage:
-        first, what = report.damage[0]
-        raw.issues.append(DataIssue(
-            "corrupt_record", shown,
-            f"{len(report.damage)} damaged place(s); first at byte {first}: {what}; "
-            f"{report.skipped_bytes} byte(s) skipped up to the next intact block"))
-    if report.incomplete_tail is not None:
-        raw.issues.append(incomplete_tail_issue(shown, report.incomplete_tail, size))
+    raw.issues += damage_issues(shown, size, report)
