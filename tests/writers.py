@@ -59,7 +59,7 @@ def wait_until_complete(path, limit_s: float = 60.0) -> None:
 
 
 def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None, run_id: str = "testrun",
-                crash: bool = False, group: str | None = None, name: str | None = None,
+                group: str | None = None, name: str | None = None,
                 define_metrics: tuple = (), stamp: str = "20260101_000000") -> Path:
     """Log `rows` with wandb in offline mode (optionally with step=), copy the run's `.wandb` file to
     `dest_folder/offline-run-20260101_000000-{run_id}/` and return the file's path."""
@@ -76,34 +76,15 @@ def write_wandb(dest_folder, rows: list[dict], *, steps: list[int] | None = None
             else:
                 run.log(row, step=steps[i])
         run.finish()
-        # finish() can return while wandb's service process still writes the file: teardown waits
-        # for that process to exit, so the copy below never takes a half-written file
+        # finish() can return while wandb's service process still writes the file: teardown ends that
+        # process, and the copy waits for the run's exit record, so it never takes a half-written file
         wandb.teardown()
         src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
         wait_until_complete(src)
         dest = Path(dest_folder) / f"offline-run-{stamp}-{run_id}" / src.name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        _copy_when_complete(src, dest, crash)
+        shutil.copyfile(src, dest)
     return dest
-
-
-def _copy_when_complete(src: Path, dest: Path, crash: bool) -> None:
-    """Copy once wandb's service has written the run's last record (`exit`, absent after a crash):
-    `finish()` can return while the service still flushes, which made copies lose their tail."""
-    import time
-
-    from curriwatch.readers.leveldb_log import LogReport, iter_log_records
-    from curriwatch.readers.wandb_offline import _record_class
-
-    parse = _record_class().FromString
-    deadline = time.monotonic() + 120
-    while True:
-        data = src.read_bytes()
-        records = [parse(p) for _o, p in iter_log_records(data, LogReport())]
-        if crash or any(r.HasField("exit") for r in records) or time.monotonic() > deadline:
-            dest.write_bytes(data)
-            return
-        time.sleep(0.1)
 
 
 TORCH_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "torch"
