@@ -12,16 +12,17 @@ from . import __version__
 from .config import Config, load_config
 from .envdata import EnvData, iter_env_data
 from .health import env_health, unknown_health
-from .incidents import SEVERITY_RANK, apply_cooldown
+from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
 from .model import DataIssue
 from .profiles import all_profiles
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
+from .graduation import inferred_timeline
+from .levels import run_noise_reference, run_reference
 from .rules.regression import regression_signal
-from .rules.volatility import effective_n
-from .timeline import (best_level, compare_with_curriculum_state, explicit_timeline, force_final_state, inferred_timeline,
-                       read_curriculum_state, saved_state)
+from .timeline import (compare_with_curriculum_state, explicit_timeline, force_final_state, read_curriculum_state,
+                       saved_state)
 
 # metric names read as lower-is-better when neither config nor profile says (whole words of the name)
 LOWER_IS_BETTER = re.compile(r"(?:^|[^a-z])(loss|error|err|regret|perplexity|ppl|mse|mae|rmse|cost|wer|cer)"
@@ -55,13 +56,12 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
-        reference = _reference_top(run_envs)
-        n_of = [effective_n(e.learning.values) if e.sign == 1 else None for e in run_envs]
+        reference = run_reference(run_envs)
+        noise_refs = run_noise_reference(run_envs)
         failed: set[int] = set()
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
-            env.cache["reference_top"] = reference
-            others = [n for j, n in enumerate(n_of) if j != k and n is not None]
-            env.cache["run_effective_n"] = float(np.median(others)) if others else None
+            env.cache["reference"] = reference
+            env.cache["noise_reference"] = noise_refs[k]
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
         spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]
@@ -112,22 +112,6 @@ def _by_run(envs, runs: dict, errors: dict):
         yield batch
 
 
-def _reference_top(envs: list[EnvData]) -> float | None:
-    """The median best level of a run's envs, when they share the scale of rates (all values in
-    [0, 1]): an env that plateaus far below what its siblings reach has not graduated."""
-    tops = []
-    for env in envs:
-        v = env.learning.values
-        if not len(v):
-            continue
-        if env.sign != 1 or v.min() < 0 or v.max() > 1:
-            return None
-        top = best_level(v)
-        if top is not None:
-            tops.append(top)
-    return float(np.median(tops)) if len(tops) >= 2 else None
-
-
 def _guarded(env: EnvData, runs: dict, errors: dict, step) -> bool:
     """Run one step of an env's analysis; an unexpected error makes the env unknown and becomes
     its run's analysis error (the other envs and runs go on)."""
@@ -165,7 +149,7 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
     for name, rule in RULES.items():
         if enabled and config["rules"][name]["enabled"]:
             incidents += rule.func(env, _rule_settings(base, name, env.settings))
-    incidents = apply_cooldown(incidents, config["health_monitoring"]["warning_cooldown"])
+    incidents = drop_explained(apply_cooldown(incidents, config["health_monitoring"]["warning_cooldown"]))
     sig = regression_signal(env, _rule_settings(base, "graduated_regression", env.settings)["regression"])
     health = env_health(env, incidents, sig)
     if not len(env.train) and not len(env.eval) and not (env.explicit_states and env.current_state == "locked"):
@@ -188,9 +172,7 @@ def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
         env.graduation_step = next((iv.start_step for iv in env.timeline if iv.state == "graduated"), None)
         return None
     learn = env.learning
-    env.timeline, env.graduation_step = inferred_timeline(
-        learn.steps, learn.values, learn.counts, env.run_first_step, env.run_last_step, grad, env.sign,
-        _training_stopped(env), env.cache.get("reference_top"))
+    env.timeline, env.graduation_step = inferred_timeline(env, grad, _training_stopped(env))
     if not saved:
         return None
     expected, ended = saved_state(env.env_id, saved), env.current_state

@@ -59,3 +59,28 @@ def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
             out.append(inc)
     return out
 
+
+
+# One event, one incident: an incident of the key type is left out when one of these types on the same
+# env explains it — covers at least EXPLAINED_SHARE of its span (an env that stalls or keeps switching
+# also stays active for long; performance that swings also dips below the regression line).
+EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volatility"),
+                "graduated_regression": ("performance_volatility",),
+                "training_stagnation": ("performance_volatility",)}
+EXPLAINED_SHARE = 0.5
+
+
+def drop_explained(incidents: list[Incident]) -> list[Incident]:
+    """The incidents without those another incident of the same env explains (EXPLAINED_BY); a span
+    starts at the evidence's `active_since` where there is one (prolonged_training)."""
+    out = []
+    for inc in incidents:
+        causes = EXPLAINED_BY.get(inc.type, ())
+        first = inc.evidence.get("active_since", inc.first_step)
+        span = max(inc.last_step - first, 1)
+        if any(o.type in causes and o.env_id == inc.env_id
+               and min(o.last_step, inc.last_step) - max(o.first_step, first) >= EXPLAINED_SHARE * span
+               for o in incidents):
+            continue
+        out.append(inc)
+    return out

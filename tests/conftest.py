@@ -14,6 +14,11 @@ SAMPLE_LOGS = ROOT / "sample_logs"
 SAMPLE_RUNS = __import__("json").loads((SAMPLE_LOGS / "injected.json").read_text())["runs"]
 N_SAMPLE_RUNS = len(SAMPLE_RUNS)
 N_SAMPLE_ENVS = sum(len(r["envs"]) for r in SAMPLE_RUNS)
+# What the manifest injected: one critical incident per regressed env, one warning per stagnant or
+# volatile env (info incidents are not injected: tests count those from the report itself).
+_EXPECTED = [e["expected_warning"] for r in SAMPLE_RUNS for e in r["envs"] if e["expected_warning"]]
+SAMPLE_SEVERITIES = {"critical": _EXPECTED.count("graduated_regression"),
+                     "warning": len(_EXPECTED) - _EXPECTED.count("graduated_regression")}
 
 
 # The sample runs listed in sample_logs/injected.json, which the report tests count on (envs,

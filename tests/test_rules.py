@@ -68,8 +68,11 @@ CASES = [
          {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},
          [], ("unexpected_transition",)),
     # prolonged_training
-    Case("active for 3000 steps", {"a": E(state="1x60", train="0.3~0.02x300")},
-         [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training",)),
+    Case("active for 3000 steps, still learning slowly", {"a": E(state="1x60", train="0.3+0.0015~0.02x300")},
+         [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training", "training_stagnation")),
+    # one event, one incident: a stall explains why the env stays active
+    Case("active for 3000 steps because it stalled", {"a": E(state="1x60", train="0.3~0.02x300")},
+         [("training_stagnation", "a", "warning", 0, 0)], ("prolonged_training", "training_stagnation")),
     Case("graduates in time", {"a": E(state="1x16 2x44", train="0.3~0.02x160")}, [], ("prolonged_training",)),
     # eval_gap
     Case("graduated env's evals stop while the run goes on", {
@@ -97,10 +100,14 @@ def test_rule_case(case, tmp_path):
     check(case, got)
 
 
+# two falls of 4 evals, 1,000 steps apart: two events (not switching), one incident within the cooldown
+DIPS_TWICE = f"{RISE} 0.95~0.02x20 0.4x4 0.95~0.02x20 0.4x4 0.95~0.02x20"
+
+
 def test_recovery_resolves_the_incident_and_cooldown_merges_refirings(tmp_path):
-    case = Case("dips twice, recovers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
-                                                eval=f"{RISE} 0.95~0.02x20 0.4x4 0.95x2 0.4x4 0.95~0.02x20")},
-                [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression",))
+    case = Case("dips twice, recovers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=DIPS_TWICE)},
+                [("graduated_regression", "a", "critical", 2000, 50)],
+                ("graduated_regression", "performance_volatility"), {"health_monitoring": {"warning_cooldown": 1500}})
     got, run = run_case(case, tmp_path)
     check(case, got)
     (incident,) = got
@@ -111,10 +118,9 @@ def test_recovery_resolves_the_incident_and_cooldown_merges_refirings(tmp_path):
 
 
 def test_no_cooldown_keeps_refirings_apart(tmp_path):
-    case = Case("dips twice", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
-                                      eval=f"{RISE} 0.95~0.02x20 0.4x4 0.95x2 0.4x4 0.95~0.02x20")},
+    case = Case("dips twice", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=DIPS_TWICE)},
                 [("graduated_regression", "a", "critical", 2000, 50),
-                 ("graduated_regression", "a", "critical", 2300, 50)], ("graduated_regression",),
+                 ("graduated_regression", "a", "critical", 3200, 50)], ("graduated_regression", "performance_volatility"),
                 {"health_monitoring": {"warning_cooldown": 0}})
     got, _run = run_case(case, tmp_path)
     check(case, got)

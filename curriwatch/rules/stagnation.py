@@ -4,94 +4,132 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..incidents import Incident, runs_of_true
-from ..stats import range_regression, t_critical, t_pvalue, window_sums
-from ..timeline import start_level
+from ..graduation import STALL_SHARE
+from ..incidents import Incident
+from ..levels import env_scale, fit, in_episode
+from ..stats import range_regression, window_sums
 from . import register
 
-TREND_HORIZON = 3  # the trend test looks back this many windows: slow learners show there
-ONSET_LOOKBACK = 2000  # points the onset search may look back from detection (since activation)
+WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
+RESUMED_WINDOWS = 3  # a stall that progress ends must last this many windows (a slow learner's staircase
+                     # pauses for a window or two between significant steps)
+RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow
 
 
-@register("training_stagnation", "an active env shows no progress beyond noise for stagnation_window "
-          "steps: window mean not above the previous window's and no significant upward trend")
+@register("training_stagnation", "an active env makes no progress for stagnation_window steps: no rise of "
+          "its segmented level by more than min_delta x its learned range, and no significant rising trend, "
+          "below the level it would graduate at")
 def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
     out = []
+    f = fit(env, "learning")
+    if len(f.series) < s["min_points"]:
+        return out
+    scale = env_scale(env)
+    if scale is None:
+        return out
     for k, iv in enumerate(env.timeline):
         if iv.state != "active":
             continue
         last = k + 1 == len(env.timeline)
-        graduates = not last and env.timeline[k + 1].state == "graduated"
-        part = env.learning.in_interval(env.timeline, k)
-        out += _stagnation_in(env, part, iv.start_step, s, resolved_after=not last, graduates=graduates)
+        lo = int(np.searchsorted(f.series.steps, iv.start_step, "left"))
+        hi = int(np.searchsorted(f.series.steps, iv.end_step, "right" if last else "left"))
+        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last)
     return out
 
 
-def _stagnation_in(env: EnvData, part, active_from: int, s: dict, resolved_after: bool,
-                   graduates: bool) -> list[Incident]:
-    """Stagnant stretches of one active interval. The flat stretch an env spends on its plateau
-    right before graduating is what graduation waits for, not stagnation, and is not reported."""
-    min_points = s["min_points"]
-    if len(part) < min_points:
+def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float], s: dict,
+                   resolved_after: bool) -> list[Incident]:
+    """Stagnant stretches among points lo..hi-1 of the learning series (one active interval)."""
+    steps, y, seg = f.series.steps, f.series.values, f.segments
+    if hi - lo < s["min_points"]:
         return []
-    steps, y = part.steps, part.values
-    dt = part.median_interval() or 1.0
-    window = max(float(s["stagnation_window"]), min_points * dt)
-    x = (steps - steps[0]).astype(np.float64)
-    idx = np.arange(len(steps))
-    a = np.searchsorted(steps, steps - window, "left")  # window [a, i]
-    c = np.searchsorted(steps, steps - 2 * window, "left")  # previous window [c, a)
-    b = np.searchsorted(steps, steps - TREND_HORIZON * window, "left")
-    sums = window_sums(x, y)
-    n_w, mean_w, _sl, _p, std_w = range_regression(sums, a, idx + 1)
-    n_p, mean_p, _sl2, _p2, std_p = range_regression(sums, c, a)
-    n_t, _m, slope, t, _sd = range_regression(sums, b, idx + 1, with_t=True)
-    abs_sums = np.concatenate([[0.0], np.cumsum(np.abs(y))])
-    scale = (abs_sums[idx + 1] - abs_sums[c]) / np.maximum(idx + 1 - c, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        noise = np.sqrt(std_w ** 2 / n_w + std_p ** 2 / n_p)
-        improvement = mean_w - mean_p
-        progress = improvement > np.maximum(s["min_delta"] * scale, 2 * noise)
-        rising = (slope > 0) & (t > t_critical(n_t - 2))  # one-sided view of the two-sided 5 % test
-    # judged only once the env has been active for two windows: the start of learning is often flat
-    eligible = (steps - 2 * window >= max(active_from, int(steps[0]))) & (n_w >= min_points) & (n_p >= 2)
-    # a rise larger than min_delta that the noise could explain is not judged either way: calling it
-    # "no progress" would contradict the numbers
-    stagnant = eligible & ~progress & ~rising & (improvement <= s["min_delta"] * scale)
+    dt = f.series.take(slice(lo, hi)).median_interval() or 1.0
+    window = max(float(s["stagnation_window"]), s["min_points"] * dt)
+    start, top = scale
+    gain = top - start
+    min_rise = s["min_delta"] * gain if gain > 0 else s["min_delta"] * max(abs(top), 1e-12)
+    seg_of = seg.index_of()
+    rises = _progress(seg, lo, hi, min_rise)
+    bounds = [lo, *rises, hi]
+    raw = y * env.sign
+    if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
+        top = max(top, 1.0)  # a rate could reach 1: a stall at 0.6 is no wait for graduation
+    stall_line = start + STALL_SHARE * (top - start)
     out = []
-    # the level the env graduated at: a plateau there is graduation's wait, not stagnation
-    grad_level = float(np.mean(y[max(0, len(y) - min_points):])) if graduates else None
-    for i0, i1 in runs_of_true(stagnant):
-        if grad_level is not None and (i1 == len(steps) - 1 or
-                                       mean_w[i0:i1 + 1].min() >= grad_level - (1 - s["regression_threshold"])
-                                       * abs(grad_level - start_level(y))):
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b - a < s["min_points"]:
             continue
-        start = int(steps[_onset(steps, y, max(0, i0 - ONSET_LOOKBACK), i0)])
-        resolved = i1 < len(steps) - 1 or resolved_after
+        span = steps[b - 1] - steps[a]
+        need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
+        if span < need:
+            continue
+        if float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
+            continue  # at the top: waiting to graduate (prolonged_training reports an env that never does)
+        if _rising(f, a, b, min_rise):
+            continue
+        first, lastp = int(steps[a]), int(steps[b - 1])
+        if in_episode(env, first, lastp):
+            continue  # switching between levels is volatility, not a stall
+        onset = _onset(steps, y, max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)])), a + max(1, (b - a) // 4)) \
+            if a > lo else a
+        resolved = b < hi or resolved_after
+        mean = float(np.mean(y[a:b]))
         sparse = window > s["stagnation_window"]
         out.append(Incident(
-            "training_stagnation", env.env_id, "warning", start, int(steps[i1]), resolved,
-            f"no progress in {'training' if len(env.train) else 'eval'} performance since step {start} (judged over "
-            f"{int(window)}-step windows: mean {env.show(mean_w[i0]):.4g} vs {env.show(mean_p[i0]):.4g} in the window "
-            f"before, a change below the {max(s['min_delta'] * scale[i0], 2 * noise[i0]):.3g} that counts as progress, "
-            f"and no significant rising trend)",
-            {"window_steps": int(window), "points_in_window": int(n_w[i0]), "window_mean": round(env.show(float(mean_w[i0])), 6),
-             "previous_window_mean": round(env.show(float(mean_p[i0])), 6),
-             "improvement": round(float(improvement[i0]), 6),
-             "min_improvement": round(float(max(s["min_delta"] * scale[i0], 2 * noise[i0])), 6),
-             "trend_slope_per_step": None if np.isnan(slope[i0]) else float(slope[i0]),
-             "trend_p_value": None if np.isnan(t[i0]) else round(t_pvalue(float(t[i0]), float(n_t[i0]) - 2), 4),
-             "trend_horizon_steps": int(TREND_HORIZON * window), "detected_at_step": int(steps[i0]),
+            "training_stagnation", env.env_id, "warning", int(steps[onset]), lastp, resolved,
+            f"no progress in {'training' if len(env.train) else 'eval'} performance from step {int(steps[onset])} "
+            f"to {lastp}: level {env.show(mean):.4g}, no rise above {min_rise:.3g} "
+            f"({s['min_delta']:.0%} of its learned range) and no significant rising trend"
+            + (" (active since this point)" if a == lo else ""),
+            {"window_steps": int(window), "stalled_steps": int(lastp - steps[onset]),
+             "level": round(env.show(mean), 6), "min_rise": round(float(min_rise), 6),
+             "range": [round(env.show(start), 6), round(env.show(top), 6)], "detected_at_step": int(steps[a] + need)
+             if a + 1 < len(steps) else lastp,
              **({"note": f"logging is sparse (one point per ~{dt:g} steps): the window was widened from "
-                         f"{s['stagnation_window']} to {int(window)} steps to hold {min_points} points"}
+                         f"{s['stagnation_window']} to {int(window)} steps to hold {s['min_points']} points"}
                 if sparse else {})}))
     return out
 
 
+def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
+    """Points where the env made progress: the first point of a segment whose level is more than
+    min_rise above the level at the last progress (or the interval's start). Small significant steps
+    add up, so a fine staircase of learning is progress too."""
+    out = []
+    j0 = int(np.searchsorted(seg.bounds, lo, "right")) - 1
+    anchor = seg.level[j0]
+    for j in range(j0 + 1, len(seg)):
+        a = int(seg.bounds[j])
+        if a >= hi:
+            break
+        if seg.count[j] == 0:
+            continue
+        if seg.level[j] > anchor + min_rise:
+            out.append(a)
+            anchor = seg.level[j]
+        elif seg.level[j] < anchor:
+            anchor = seg.level[j]  # a fall: progress is counted from the lower level
+    return out
+
+
+def _rising(f, a: int, b: int, min_rise: float) -> bool:
+    """A significant rising trend over points a..b-1 that adds up to more than min_rise."""
+    x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
+    y = f.noise.z[a:b]
+    n, _mean, slope, _t, _std = range_regression(window_sums(x, y), np.array([0]), np.array([b - a]))
+    sxx = float(np.sum((x - x.mean()) ** 2))
+    if not sxx > 0 or not np.isfinite(slope[0]):
+        return False
+    sigma = float(np.median(f.noise.sigma[a:b])) * np.sqrt(f.segments.inflation)
+    t = slope[0] / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope[0])
+    yv = f.series.values[a:b]
+    _n, _m, raw_slope, _t2, _s2 = range_regression(window_sums(x, yv), np.array([0]), np.array([b - a]))
+    return bool(t > RISE_T and raw_slope[0] * x[-1] > min_rise)
+
+
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
     """Where the flat stretch detected at point i0 began: the break of the best-fitting hinge
-    (a line up to the break, flat after it) over points lo..i0 (the active interval, at most
-    ONSET_LOOKBACK points back); lo when nothing rose before.
+    (a line up to the break, flat after it) over points lo..i0; lo when nothing rose before.
 
     For a break at point k the regressor is z_i = min(x_i - x_k, 0); every break's least-squares
     fit comes from prefix sums, so all breaks cost O(n)."""

@@ -1,0 +1,110 @@
+"""Inferred graduation: where an env without logged states reached the level it then held.
+
+An env graduates where a trainer's threshold-and-plateau test would: once its segmented learning
+curve has reached GRADUATION_SHARE of its gain (from its start to its top, widened to the run's shared
+scale when its siblings measure on one) and then held at least HOLD_SHARE of it for `plateau_window`
+(in the trainer's units: rollouts when the log counts them, else steps; at least HOLD_POINTS points),
+outside any stretch where it switches between levels; the graduation step is the end of that window. The gain must stand out of the noise. With `stop_threshold` set (the
+trainer's own absolute threshold, in the metric's units) the EMA-smoothed performance must also have
+reached it. A curriculum's own evidence (training stopped while evals went on) and a trainer's saved
+state file win over inference (see analyze.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .envdata import EnvData
+from .levels import env_scale, episodes, fit
+from .timeline import Interval, intervals
+
+GRADUATION_SHARE = 0.9  # of the gain: where graduation happens (as a trainer's threshold + plateau would)
+HOLD_SHARE = 0.8  # ... the level it must then hold
+HOLD_POINTS = 3  # ... for at least this many points
+STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
+RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
+MIN_GAIN_NOISE = 4.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
+
+
+def units_of(steps: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
+    """The trainer's own axis: cumulative rollouts where every point carries a count, else steps."""
+    if counts is not None and len(counts) and np.isfinite(counts).all() and (counts > 0).all():
+        return np.cumsum(counts, dtype=np.float64)
+    return steps.astype(np.float64)
+
+
+def graduation_index(env: EnvData, graduation: dict) -> int | None:
+    """Index (in the env's learning series) of its inferred graduation, or None."""
+    f = fit(env, "learning")
+    n = len(f.series)
+    scale = env_scale(env)
+    if n < HOLD_POINTS or scale is None:
+        return None
+    lo, hi = scale
+    gain = hi - lo
+    noise = float(np.median(np.atleast_1d(f.noise.raw_sd(hi))))
+    values = f.series.values
+    if not gain > MIN_GAIN_NOISE * noise * np.sqrt(f.segments.inflation) or gain <= 0:
+        if graduation["stop_threshold"] is None:
+            return None
+    line = lo + GRADUATION_SHARE * gain
+    raw = values * env.sign
+    if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
+        line = max(line, lo + RATE_SHARE * (1 - lo))
+    hold = lo + HOLD_SHARE * gain
+    level = f.segments.fit()
+    high = level >= line
+    if graduation["stop_threshold"] is not None:
+        ema = _ema(values, graduation["ema_alpha"])
+        high &= ema >= env.sign * graduation["stop_threshold"]
+        hold = min(hold, env.sign * graduation["stop_threshold"])
+    units = units_of(f.series.steps, f.series.counts)
+    below = np.flatnonzero((level < hold) & ~f.segments.outlier)
+    switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
+    steps = f.series.steps
+    for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
+        k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
+        if any(a <= steps[i] <= b for a, b in switching):
+            continue
+        # the trainer decides once the level has been held for plateau_window (its units)
+        j = int(np.searchsorted(units, units[i] + graduation["plateau_window"], "left"))
+        j = max(j, i + HOLD_POINTS - 1)
+        if j < k:
+            return j
+    return None
+
+
+def _ema(values: np.ndarray, alpha: float) -> np.ndarray:
+    """Exponential moving average (the trainer's smoothing: adjust=False, seeded with the first value)."""
+    import pandas as pd
+
+    return pd.Series(values).ewm(alpha=alpha, adjust=False).mean().to_numpy()
+
+
+def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = None
+                      ) -> tuple[list[Interval], int | None]:
+    """Locked until the env's first point, then active, graduated where inferred.
+
+    `stopped_at`: the step where the curriculum stopped training the env while its evals went on
+    (Marin stops sampling a graduated lesson the moment it graduates): graduated there."""
+    learn = env.learning
+    first_step, last_step = env.run_first_step, env.run_last_step
+    if len(learn) == 0:
+        return [Interval("locked", first_step, last_step)], None
+    change_steps, states = [], []
+    start = int(learn.steps[0])
+    if start > first_step:
+        change_steps.append(first_step)
+        states.append("locked")
+    change_steps.append(start)
+    states.append("active")
+    j = graduation_index(env, graduation)
+    grad = int(learn.steps[j]) if j is not None else None
+    if stopped_at is not None:  # the curriculum's own decision beats the inferred one
+        grad = int(stopped_at)
+    if grad is not None:
+        if grad > start:
+            change_steps.append(grad)
+            states.append("graduated")
+        else:
+            states[-1] = "graduated"
+    return intervals(change_steps, states, last_step), grad

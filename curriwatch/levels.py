@@ -1,0 +1,292 @@
+"""What an env's segments say: its start and top levels, the run's shared scale, and where its
+performance switches between levels (the pattern volatility reports and graduation must not trust).
+
+All values are oriented (higher is better). Computed once per env and cached on `EnvData.cache`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .envdata import EnvData, Series
+from .segments import Noise, Segments, noise_model, segment
+
+SUSTAINED_POINTS = 3  # a level counts as held when a segment of at least this many points holds it
+REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
+SHARED_START_SPREAD = 0.25  # envs measure on one scale when their starts agree within this x their gain
+SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
+SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
+SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
+SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
+RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One series of an env with its noise model and segments."""
+
+    series: Series
+    noise: Noise
+    segments: Segments
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A stretch where a series switches between levels: points first..last (inclusive) of `split`."""
+
+    split: str
+    first: int
+    last: int
+    first_step: int
+    last_step: int
+    changes: int
+    high: float  # typical high and low levels (oriented)
+    low: float
+    phase_steps: float  # median length of its phases, in steps
+    series_last_step: int  # the series' last step (an episode reaching it is ongoing)
+
+
+def fit(env: EnvData, split: str) -> Fit:
+    """The env's `split` series ("train" | "eval" | "learning" | "performance") with noise and segments."""
+    key = "fit:" + split
+    if key not in env.cache:
+        series = {"train": env.train, "eval": env.eval, "learning": env.learning,
+                  "performance": env.performance}[split]
+        noise = noise_model(series.values, series.counts, env.sign)
+        env.cache[key] = Fit(series, noise, segment(noise, series.values))
+    return env.cache[key]
+
+
+def start_level(f: Fit, before: int | None = None) -> float | None:
+    """Where the env began: the lowest level of a segment before index `before` (its first point at
+    the top; outliers are no segment's level), else the median of its first 3 points."""
+    seg = f.segments
+    if len(f.series) == 0:
+        return None
+    end = len(f.series) if before is None else max(before, 1)
+    ok = (seg.bounds[:-1] < end) & (seg.count >= 1)
+    if ok.any():
+        return float(np.min(seg.level[ok]))
+    return float(np.median(f.series.values[: min(3, end)]))
+
+
+def top_level(f: Fit) -> float | None:
+    """The best level the series held: the highest segment level of SUSTAINED_POINTS or more points
+    (fewer for a short series), never a lucky stretch of noise."""
+    seg = f.segments
+    if len(seg) == 0:
+        return None
+    need = min(SUSTAINED_POINTS, max(1, int(seg.count.max())))
+    ok = seg.count >= need
+    return float(np.max(seg.level[ok])) if ok.any() else None
+
+
+def own_scale(env: EnvData) -> tuple[float, float] | None:
+    """(start, top) of the env's learning series, before any run-level reference."""
+    if "own_scale" not in env.cache:
+        f = fit(env, "learning")
+        top = top_level(f)
+        if top is None:
+            env.cache["own_scale"] = None
+        else:
+            seg = f.segments
+            first_top = int(seg.bounds[int(np.argmax(seg.level >= top - 1e-12))])
+            start = start_level(f, first_top)
+            env.cache["own_scale"] = (min(start, top), top)
+    return env.cache["own_scale"]
+
+
+def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
+    """The scale a run's envs share, (median start, upper-quartile top), when they measure on one scale:
+    rates in [0, 1], or starts that agree within SHARED_START_SPREAD x their median gain. An env
+    far below what its siblings reach has not graduated. None with fewer than 2 envs."""
+    scales, rates = [], True
+    for env in envs:
+        s = own_scale(env)
+        if s is None:
+            continue
+        scales.append(s)
+        v = env.learning.values * env.sign
+        rates &= env.sign == 1 and bool(len(v)) and v.min() >= 0 and v.max() <= 1
+    if len(scales) < 2:
+        return None
+    starts = np.array([s[0] for s in scales])
+    tops = np.array([s[1] for s in scales])
+    gain = float(np.median(tops - starts))
+    if not rates and not (gain > 0 and np.ptp(starts) <= SHARED_START_SPREAD * gain):
+        return None
+    return float(np.median(starts)), float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
+
+
+def env_scale(env: EnvData) -> tuple[float, float] | None:
+    """(start, top) this env is judged on: its own, widened to the run's shared scale."""
+    own = own_scale(env)
+    ref = env.cache.get("reference")
+    if own is None:
+        return None
+    if ref is None:
+        return own
+    return min(own[0], ref[0]), max(own[1], ref[1])
+
+
+def _phases(seg: Segments, merge_within: float) -> list[tuple[int, int, float, float, float]]:
+    """Consecutive segments grouped into phases (first segment, last segment, level, z-level, its
+    standard error): a new phase starts where the level moves by more than `merge_within` from the
+    current phase's level. Segments made only of outliers are skipped."""
+    out = []
+    cur: list[int] = []
+
+    def close():
+        c = seg.count[cur]
+        wz = 1.0 / seg.se[cur] ** 2
+        out.append((cur[0], cur[-1], float(np.average(seg.level[cur], weights=c)),
+                    float(np.average(seg.zlevel[cur], weights=wz)), float(1.0 / np.sqrt(wz.sum()))))
+
+    for j in range(len(seg)):
+        if seg.count[j] == 0:
+            continue
+        if cur and abs(seg.level[j] - float(np.average(seg.level[cur], weights=seg.count[cur]))) > merge_within:
+            close()
+            cur = []
+        cur.append(j)
+    if cur:
+        close()
+    return out
+
+
+def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
+    """Episodes where `split` alternates between two levels: SWITCH_CHANGES or more consecutive big
+    changes that alternate in direction between phases that agree with their level. A
+    change is big when it exceeds SWITCH_SHARE x `scale` (the env's learned range) and SWITCH_Z
+    standard errors of the two levels. A learning curve (all up), a level shift or a regression
+    that recovers once (down, up) is not switching; one outlier is not a phase."""
+    f = fit(env, split)
+    seg, steps = f.segments, f.series.steps
+    if len(seg) < SWITCH_CHANGES + 1 or not scale > 0:
+        return []
+    phases = _phases(seg, 0.5 * SWITCH_SHARE * scale)
+    if len(phases) < SWITCH_CHANGES + 1:
+        return []
+    levels = np.array([p[2] for p in phases])
+    zl = np.array([p[3] for p in phases])
+    se = np.array([p[4] for p in phases])
+    d = np.diff(levels)
+    duration = np.array([steps[min(int(seg.bounds[p[1] + 1]), len(steps) - 1)] - steps[int(seg.bounds[p[0]])]
+                         for p in phases], dtype=np.float64)
+    big = (np.abs(d) > SWITCH_SHARE * scale) & (np.abs(np.diff(zl)) > SWITCH_Z * np.hypot(se[1:], se[:-1]))
+    episodes = []
+    k = 0
+    while k < len(d):
+        if not big[k]:
+            k += 1
+            continue
+        m = k  # the chain: changes k..m, big and alternating in direction
+        while m + 1 < len(d) and big[m + 1] and np.sign(d[m + 1]) != np.sign(d[m]):
+            m += 1
+        m = k + _regular_prefix(duration[k + 1: m + 1]) if m > k else m
+
+        first, last = _consistent_core(levels[k: m + 2])
+        if last - first >= SWITCH_CHANGES:
+            episodes.append(_episode(split, seg, steps, phases[k + first: k + last + 1], last - first))
+        k = m + 1
+    return episodes
+
+
+def _regular_prefix(inner: np.ndarray) -> int:
+    """How many changes of a chain keep a regular rhythm: the chain ends before an inner phase that
+    lasts more than SWITCH_PHASE_RATIO x the median inner phase (two dips far apart are two events,
+    not switching). `inner`: durations of the phases between the chain's changes."""
+    if len(inner) < 2:
+        return len(inner)
+    typical = float(np.median(inner))
+    long = np.flatnonzero(inner > SWITCH_PHASE_RATIO * max(typical, 1.0))
+    return int(long[0]) if len(long) else len(inner)
+
+
+def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
+    """The phases (first, last index) of an alternating chain that switch between two levels: the
+    chain's phases alternate between two groups; phases at the ends whose level is off their group's
+    median by more than RETURN_TOLERANCE x the gap between the groups are trimmed (a learning rise or
+    the first fall of a regression is not a return to a level). (0, -1) when the groups disagree
+    inside."""
+    first, last = 0, len(levels) - 1
+    while last - first >= 1:
+        a, b = levels[first: last + 1: 2], levels[first + 1: last + 1: 2]
+        ma, mb = float(np.median(a)), float(np.median(b))
+        gap = abs(ma - mb)
+        med = np.where((np.arange(first, last + 1) - first) % 2 == 0, ma, mb)
+        off = np.abs(levels[first: last + 1] - med) > RETURN_TOLERANCE * gap
+        if not off.any():
+            return first, last
+        if off[0]:
+            first += 1
+        elif off[-1]:
+            last -= 1
+        elif off.mean() <= 0.25:
+            return first, last
+        else:
+            return 0, -1
+    return 0, -1
+
+
+def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes: int) -> Episode:
+    """An episode from its phases. The first (last) phase belongs to it when it is no longer than
+    twice the inner phases (an env switching from its first point); else the episode starts at the
+    first change (a burst after a long calm stretch)."""
+    bounds = seg.bounds
+    first_pt = [int(bounds[p[0]]) for p in phases]
+    last_pt = [int(bounds[p[1] + 1]) - 1 for p in phases]
+    lengths = np.array([steps[b] - steps[a] + (steps[min(b + 1, len(steps) - 1)] - steps[b]) for a, b in
+                        zip(first_pt, last_pt)], dtype=np.float64)
+    inner = lengths[1:-1] if len(lengths) > 2 else lengths
+    typical = float(np.median(inner)) if len(inner) else float(np.median(lengths))
+    first = first_pt[0] if lengths[0] <= 2 * typical else first_pt[1]
+    last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
+    levels = np.array([p[2] for p in phases])
+    mid = float(np.median(levels))
+    high = levels[levels >= mid]
+    low = levels[levels < mid]
+    return Episode(split, first, last, int(steps[first]), int(steps[last]), changes,
+                   float(np.median(high)) if len(high) else mid, float(np.median(low)) if len(low) else mid,
+                   typical, int(steps[-1]))
+
+
+def episodes(env: EnvData) -> list[Episode]:
+    """Switching episodes of the env's train and eval series (cached)."""
+    if "episodes" not in env.cache:
+        scale = env_scale(env)
+        width = (scale[1] - scale[0]) if scale else 0.0
+        out = []
+        for split in ("train", "eval"):
+            if len(getattr(env, split)) >= SWITCH_CHANGES + 1:
+                out += switching(env, split, width)
+        env.cache["episodes"] = out
+    return env.cache["episodes"]
+
+
+def in_episode(env: EnvData, first_step: int, last_step: int, share: float = 0.5) -> Episode | None:
+    """The switching episode covering at least `share` of the step span [first_step, last_step]."""
+    span = max(last_step - first_step, 1)
+    for ep in episodes(env):
+        overlap = min(last_step, ep.last_step) - max(first_step, ep.first_step)
+        if overlap >= share * span or (ep.first_step <= first_step <= ep.last_step and last_step == first_step):
+            return ep
+    return None
+
+
+def run_noise_reference(envs: list[EnvData]) -> list[dict]:
+    """Per env, the noise its siblings show (for an env whose own series is noisy all its life):
+    the median binomial n of the run's other rate series, and the median point noise sd of its other
+    envs when they share one scale. Returned in the order of `envs`."""
+    trials, sds = [], []
+    for env in envs:
+        f = fit(env, "learning")
+        trials.append(f.noise.trials if f.noise.kind == "binomial" else None)
+        sds.append(float(np.median(f.noise.sigma)) if f.noise.kind == "gaussian" and len(f.series) else None)
+    out = []
+    for k, _env in enumerate(envs):
+        t = [x for j, x in enumerate(trials) if j != k and x is not None]
+        s = [x for j, x in enumerate(sds) if j != k and x is not None]
+        out.append({"trials": float(np.median(t)) if t else None, "sd": float(np.median(s)) if s else None})
+    return out

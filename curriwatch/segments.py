@@ -1,0 +1,328 @@
+"""Noise models and noise-aware segmentation of one series: the levels an env held, and where they changed.
+
+Every rule reads an env's performance through these. A series is split into segments of constant
+level by binary segmentation: a change is kept only where the two sides' means differ by more than
+the series' own noise explains (a likelihood-ratio test with a penalty that grows with the length).
+Points that stand alone — a short segment between two longer ones at about the same level — are
+outliers: they are left out of the levels and never start a change.
+
+Noise is modelled per series, so one threshold means the same on every scale:
+- binomial: rates in [0, 1] that are means of n trials (the log's observation counts, or values on
+  the 1/n lattice): analysed on the arcsine scale, where the noise sd is 1/(2 sqrt(n)) at every level;
+- otherwise gaussian: a robust sd from changes between neighbours, per block of points (noise may grow
+  with the level), inflated for autocorrelation (AR(1), from how the spread grows from lag 1 to lag 2).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+MAD_SD = 1.4826  # MAD -> sd for gaussian data
+BLOCK = 32  # points per block of the local noise estimate
+BLOCK_FLOOR = 0.2  # ... never below this x the median block's
+MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
+PENALTY_SLOPE, PENALTY_BASE = 2.0, 6.0  # a change must explain 2 log(n) + 6 of squared noise
+OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is an outlier stretch
+MAX_SEGMENTS = 4096
+OVERDISPERSION = 1.3  # a binomial series whose own spread exceeds its model's by this much takes its own
+AR_MIN_PAIRS, AR_MIN_RHO = 30, 0.25  # autocorrelation is estimated from this many residual pairs, used above this
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A series' noise: `z` is the series on the scale where its noise is `sigma` per point
+    (arcsine for binomial rates); `trials` the binomial n (after any overdispersion)."""
+
+    kind: str  # "binomial" | "gaussian" | "none"
+    z: np.ndarray
+    sigma: np.ndarray
+    trials: float | None = None
+
+    def raw_sd(self, level: float | np.ndarray, at: int | np.ndarray | None = None) -> float | np.ndarray:
+        """The point noise sd in the series' own units at a level (oriented values)."""
+        if self.kind == "binomial":
+            p = np.clip(np.abs(level), 0.0, 1.0)
+            p = np.clip(p, 0.5 / self.trials, 1 - 0.5 / self.trials)
+            return np.sqrt(p * (1 - p) / self.trials)
+        sd = self.sigma if at is None else self.sigma[at]
+        return np.median(sd) if at is None and np.ndim(level) == 0 else sd
+
+
+def lattice_trials(values: np.ndarray) -> int | None:
+    """n when every value is k/n for some n <= MAX_TRIALS (rates of n trials each), else None.
+    Values stored as float32 (TensorBoard) are compared with a float32 tolerance."""
+    if len(values) < 8 or values.min() < 0 or values.max() > 1:
+        return None
+    u = np.unique(values)
+    if len(u) > MAX_TRIALS + 1 or len(u) < 3:
+        return None
+    for n in range(2, MAX_TRIALS + 1):
+        k = u * n
+        if np.all(np.abs(k - np.rint(k)) <= 1e-4 * n):
+            return n
+    return None
+
+
+def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether rates are successes / counts (nearly every rate x count an integer): only then are
+    the counts the trials behind each rate."""
+    k = rates * counts
+    return bool(np.mean(np.abs(k - np.rint(k)) <= 1e-3 * np.maximum(counts, 1.0)) >= 0.9)
+
+
+def block_sds(values: np.ndarray) -> np.ndarray:
+    """The robust noise sd of each block of BLOCK points (changes between neighbours)."""
+    d = np.diff(values)
+    nb = max(1, (len(d) + BLOCK - 1) // BLOCK)
+    return np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+
+
+def robust_sd(d: np.ndarray) -> float:
+    """sd of noise from changes between neighbours: MAD of the changes / sqrt(2); a mean-square
+    fallback (its largest tenth left out) when more than half the changes are zero."""
+    if len(d) == 0:
+        return 0.0
+    mad = float(np.median(np.abs(d - np.median(d))))
+    if mad > 0:
+        return MAD_SD * mad / np.sqrt(2)
+    a = np.sort(np.abs(d))[: max(1, int(np.ceil(0.9 * len(d))))]
+    return float(np.sqrt(np.mean(a * a) / 2))
+
+
+def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int = 1) -> Noise:
+    """The noise of one oriented series (see the module docstring). A binomial model is widened to
+    the series' own spread when that is larger (overdispersion: batches of tasks of unequal
+    difficulty, or counts that overstate the trials)."""
+    n = len(values)
+    if n == 0:
+        return Noise("none", values.astype(float), np.zeros(0))
+    raw = values * sign  # the metric's own values
+    rate = raw.min() >= 0 and raw.max() <= 1
+    trials = None
+    if rate and counts is not None and np.isfinite(counts).all() and (counts >= 1).all() \
+            and _on_lattice(raw, counts):
+        trials = counts.astype(np.float64)
+    elif rate:
+        t = lattice_trials(raw)
+        trials = None if t is None else np.full(n, float(t))
+    if trials is not None:
+        z = sign * np.arcsin(np.sqrt(np.clip(raw, 0.0, 1.0)))
+        sigma = 0.5 / np.sqrt(trials)
+        own = robust_sd(np.diff(z)) if n >= 8 else 0.0
+        spread = own / float(np.median(sigma)) if own > 0 else 1.0
+        if spread > OVERDISPERSION:
+            sigma = sigma * spread
+            trials = trials / spread ** 2
+        return Noise("binomial", z, sigma, float(np.median(trials)))
+    z = values.astype(np.float64)
+    sd = robust_sd(np.diff(z)) if n > 1 else 0.0
+    if n < 4:
+        return Noise("gaussian", z, np.full(n, max(sd, _floor(z))))
+    sigma = np.maximum(_block_sd(np.diff(z), n, sd), _floor(z))
+    return Noise("gaussian", z, sigma)
+
+
+def _autocorrelation_inflation(noise: Noise, seg: "Segments") -> float:
+    """The variance factor of a segment mean when the noise is autocorrelated (AR(1)): the lag-1
+    correlation of residuals within segments, when there are enough of them and it is clearly
+    positive; 1 otherwise."""
+    z = noise.z
+    fit = np.repeat(seg.zlevel, np.diff(seg.bounds))
+    r = (z - fit) / noise.sigma
+    ok = ~seg.outlier
+    same = np.repeat(np.arange(len(seg)), np.diff(seg.bounds))
+    pair = ok[1:] & ok[:-1] & (same[1:] == same[:-1])
+    if pair.sum() < AR_MIN_PAIRS:
+        return 1.0
+    r = np.clip(r, -3.0, 3.0)
+    a, b = r[:-1][pair], r[1:][pair]
+    denom = np.sqrt(np.sum(a * a) * np.sum(b * b))
+    rho = float(np.sum(a * b) / denom) if denom > 0 else 0.0
+    if rho < AR_MIN_RHO:
+        return 1.0
+    rho = min(rho, 0.95)
+    # noise sds come from changes between neighbours: sd_diff^2 = 2 var (1 - rho); a mean of m points
+    # has var(1 + rho) / (1 - rho) / m
+    return (1 + rho) / (1 - rho) ** 2
+
+
+def _floor(z: np.ndarray) -> float:
+    """A least noise sd, so a constant series still has a scale."""
+    span = float(np.max(z) - np.min(z)) if len(z) else 0.0
+    return max(1e-9, 1e-6 * max(span, float(np.max(np.abs(z))) if len(z) else 0.0))
+
+
+def _block_sd(d: np.ndarray, n: int, overall: float) -> np.ndarray:
+    """Per point, the noise sd of its block of BLOCK points (noise may change along a series: with the
+    level, or in a burst). A block is never taken as quieter than BLOCK_FLOOR x the median block, so
+    one calm stretch does not make every small change there significant."""
+    if n <= 2 * BLOCK:
+        return np.full(n, overall)
+    nb = (len(d) + BLOCK - 1) // BLOCK
+    sds = np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+    sds = np.maximum(sds, BLOCK_FLOOR * float(np.median(sds)))
+    if nb >= 3:  # neighbouring blocks smooth the estimate (a median of three)
+        padded = np.concatenate([[sds[0]], sds, [sds[-1]]])
+        sds = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)
+    per_point = np.repeat(sds, BLOCK)[:n]
+    if len(per_point) < n:
+        per_point = np.concatenate([per_point, np.full(n - len(per_point), sds[-1])])
+    return per_point
+
+
+@dataclass(frozen=True)
+class Segments:
+    """A series cut into segments of constant level. Segment j covers points bounds[j]..bounds[j+1]-1;
+    `level` is its mean in the series' (oriented) units, `zlevel` on the noise scale, `count` its
+    points that are not outliers, `se` the standard error of `zlevel`."""
+
+    bounds: np.ndarray
+    level: np.ndarray
+    zlevel: np.ndarray
+    count: np.ndarray
+    se: np.ndarray
+    outlier: np.ndarray  # per point
+    inflation: float = 1.0  # variance factor of a mean from autocorrelated noise (AR(1))
+
+    def __len__(self) -> int:
+        return len(self.level)
+
+    def fit(self) -> np.ndarray:
+        """Each point's segment level."""
+        return np.repeat(self.level, np.diff(self.bounds))
+
+    def index_of(self) -> np.ndarray:
+        """Each point's segment index."""
+        return np.repeat(np.arange(len(self.level)), np.diff(self.bounds))
+
+    def length(self) -> np.ndarray:
+        return np.diff(self.bounds)
+
+
+def _split_gains(zs: np.ndarray, ws: np.ndarray, a: int, b: int) -> tuple[int, float]:
+    """Best split k (a < k < b) of [a, b) and its weighted SSE reduction; zs/ws are prefix sums."""
+    k = np.arange(a + 1, b)
+    wl, wr = ws[k] - ws[a], ws[b] - ws[k]
+    zl, zr = zs[k] - zs[a], zs[b] - zs[k]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = zl / wl - zr / wr
+        gain = diff * diff * wl * wr / (wl + wr)
+    gain = np.nan_to_num(gain, nan=-1.0)
+    j = int(np.argmax(gain))
+    return int(k[j]), float(gain[j])
+
+
+def segment(noise: Noise, values: np.ndarray, penalty: float | None = None) -> Segments:
+    """Binary segmentation of `noise.z` (noise-weighted), then outliers taken out and segments that
+    no longer differ merged. `values` are the same points in the series' own units."""
+    n = len(values)
+    if n == 0:
+        e = np.zeros(0)
+        return Segments(np.zeros(1, np.int64), e, e, e.astype(np.int64), e, np.zeros(0, bool))
+    w = 1.0 / noise.sigma ** 2
+    if penalty is None:
+        penalty = PENALTY_SLOPE * np.log(max(n, 2)) + PENALTY_BASE
+    seg = _segment_once(noise, values, w, penalty)
+    inflation = _autocorrelation_inflation(noise, seg) if noise.kind == "gaussian" else 1.0
+    if inflation > 1.0:
+        seg = _segment_once(noise, values, w / inflation, penalty, inflation)
+    return seg
+
+
+def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: float,
+                  inflation: float = 1.0) -> "Segments":
+    outlier = np.zeros(len(values), bool)
+    cuts = _binseg(noise.z, w, outlier, penalty)
+    # outliers: short segments standing alone between two longer ones that agree with each other
+    for _ in range(3):
+        found = _outliers(noise.z, w, outlier, cuts, penalty)
+        if not found.any():
+            break
+        outlier |= found
+        cuts = _binseg(noise.z, w, outlier, penalty)
+    return _build(values, noise.z, w, outlier, cuts, inflation)
+
+
+def _binseg(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, penalty: float) -> list[int]:
+    n = len(z)
+    wk = np.where(outlier, 0.0, w)
+    ws = np.concatenate([[0.0], np.cumsum(wk)])
+    zs = np.concatenate([[0.0], np.cumsum(wk * z)])
+    cuts = []
+    stack = [(0, n)]
+    while stack and len(cuts) < MAX_SEGMENTS:
+        a, b = stack.pop()
+        if b - a < 2 or ws[b] - ws[a] <= 0:
+            continue
+        k, gain = _split_gains(zs, ws, a, b)
+        if gain <= penalty:
+            continue
+        cuts.append(k)
+        stack += [(a, k), (k, b)]
+    cuts.sort()
+    return _merge_insignificant(zs, ws, [0, *cuts, n], penalty)
+
+
+def _merge_insignificant(zs: np.ndarray, ws: np.ndarray, bounds: list[int], penalty: float) -> list[int]:
+    """Drop cuts whose two sides no longer differ beyond noise (binary segmentation can leave such
+    cuts once later splits took the real change): the weakest first, until every cut is needed."""
+    b = list(bounds)
+    while len(b) > 2:
+        gains = []
+        for j in range(1, len(b) - 1):
+            a, k, c = b[j - 1], b[j], b[j + 1]
+            wl, wr = ws[k] - ws[a], ws[c] - ws[k]
+            if wl <= 0 or wr <= 0:
+                gains.append(-1.0)
+                continue
+            d = (zs[k] - zs[a]) / wl - (zs[c] - zs[k]) / wr
+            gains.append(d * d * wl * wr / (wl + wr))
+        j = int(np.argmin(gains))
+        if gains[j] > penalty:
+            break
+        del b[j + 1]
+    return b[1:-1]
+
+
+def _outliers(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int], penalty: float) -> np.ndarray:
+    """Points of short segments (<= OUTLIER_POINTS) whose neighbours on both sides are longer and
+    closer to each other than to it: one bad eval, not a change of level."""
+    bounds = [0, *cuts, len(z)]
+    found = np.zeros(len(z), bool)
+    keep = ~outlier
+    means, lens = [], []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        sel = keep[a:b]
+        lens.append(int(sel.sum()))
+        means.append(float(np.average(z[a:b][sel], weights=w[a:b][sel])) if sel.any() else np.nan)
+    for j in range(1, len(means) - 1):
+        if lens[j] == 0 or lens[j] > OUTLIER_POINTS:
+            continue
+        if lens[j - 1] < 2 * lens[j] + 1 or lens[j + 1] < 2 * lens[j] + 1:
+            continue
+        jump = abs(means[j] - 0.5 * (means[j - 1] + means[j + 1]))
+        if abs(means[j - 1] - means[j + 1]) < 0.5 * jump:
+            a, b = bounds[j], bounds[j + 1]
+            found[a:b] = keep[a:b]
+    return found
+
+
+def _build(values: np.ndarray, z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int],
+           inflation: float = 1.0) -> Segments:
+    bounds = np.array([0, *cuts, len(values)], dtype=np.int64)
+    keep = ~outlier
+    wk = np.where(keep, w, 0.0)
+    vs = np.concatenate([[0.0], np.cumsum(np.where(keep, values, 0.0))])
+    cs = np.concatenate([[0], np.cumsum(keep)])
+    ws = np.concatenate([[0.0], np.cumsum(wk)])
+    zs = np.concatenate([[0.0], np.cumsum(wk * z)])
+    a, b = bounds[:-1], bounds[1:]
+    count = cs[b] - cs[a]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        level = np.where(count > 0, (vs[b] - vs[a]) / np.maximum(count, 1), np.nan)
+        wsum = ws[b] - ws[a]
+        zlevel = np.where(wsum > 0, (zs[b] - zs[a]) / wsum, np.nan)
+        se = np.where(wsum > 0, 1.0 / np.sqrt(wsum), np.inf)
+    # a segment made only of outliers takes its neighbours' level (it cannot exist after merging)
+    return Segments(bounds, level, zlevel, count.astype(np.int64), se, outlier.copy(), inflation)
