@@ -238,6 +238,11 @@ def render_doctor(ingest, console: Console) -> None:
     for info in ingest.runs:
         console.rule(style="dim")
         out(("run ", "bold"), (inert(info.name), "bold"), f"  ({inert(info.source)}) {inert(info.path)}")
+        if len(info.members) > 1:  # a run group: where each member's points came from
+            out(f"  {len(info.members)} sources read as one run ({inert(info.group or 'grouped')}):")
+            for m in info.members[:MAX_ENV_ROWS]:
+                out(f"    {inert(m.name)}" + (f" (W&B run {inert(m.run_id)})" if m.run_id else "")
+                    + f": {m.points_read} point(s) from {inert(m.path)}")
         counts = ", ".join(f"{inert(name)} {n}" for name, n in sorted(info.profile_counts.items(), key=lambda kv: -kv[1]))
         out(f"  profile: {inert(info.profile or '(none)')}"
             + (f"   tags claimed per profile: {counts}" if counts else "   (forced)"))
