@@ -101,16 +101,23 @@ def test_folder_layout_lesson_timeline_and_time_per_lesson(tmp_path):
 
 def test_fall_back_to_an_earlier_lesson_is_a_lesson_regression(tmp_path):
     """A --resume whose run_logs/training_status.json is gone logs lesson 0 again mid-run."""
-    lessons = [(0, {"difficulty": 0}), (100_000, {"difficulty": 1}), (200_000, {"difficulty": 2}),
-               (300_000, {"difficulty": 0}), (340_000, {"difficulty": 1}), (380_000, {"difficulty": 2})]
+    lessons = [(0, {"difficulty": 0, "gap": 0}), (100_000, {"difficulty": 1, "gap": 0}),
+               (200_000, {"difficulty": 2, "gap": 1}), (300_000, {"difficulty": 0, "gap": 0}),
+               (340_000, {"difficulty": 1, "gap": 1}), (380_000, {"difficulty": 2, "gap": 1})]
     curve = lesson_curve([100_000, 200_000])
     write_lessons(tmp_path / "a", lessons, lambda s, b: curve(min(s, 299_000)), last=500_000)
     report = analyse(tmp_path / "a")
     run, env = env_of(report, "results/wall_jump/BigWallJump", "BigWallJump")
     (w,) = [w for w in run.warnings if w.type == "lesson_regression"]
     assert (w.severity, w.first_step, w.last_step, w.resolved) == ("warning", 300_000, 380_000, True)
-    assert w.evidence["from_lesson"] == 2 and w.evidence["to_lesson"] == 0 and "training_status.json" in w.evidence["note"]
+    # every parameter fell back at once (the resume resets them all): one incident
+    assert w.evidence["fallbacks"] == [
+        {"parameter": "difficulty", "from_lesson": 2, "to_lesson": 0, "regained_at_step": 380_000},
+        {"parameter": "gap", "from_lesson": 1, "to_lesson": 0, "regained_at_step": 340_000}]
+    assert "difficulty from 2 to 0 (lesson 2 again at step 380000); gap from 1 to 0" in w.message
+    assert "training_status.json" in w.evidence["note"]
     (fb,) = env.lessons[0].fallbacks()
+    assert [t.parameter for t in env.lessons] == ["difficulty", "gap"]
     assert (fb.step, fb.from_lesson, fb.to_lesson, fb.regained_at_step) == (300_000, 2, 0, 380_000)
     assert env.lessons[0].time_in_lesson()[0] == (0, 90_000 + 40_000, 2)
     # never regained: open until the end of the run

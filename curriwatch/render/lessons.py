@@ -40,8 +40,13 @@ class LessonBlock:
 def lesson_blocks(run: RunReport) -> list[LessonBlock]:
     """One block per (lesson env, parameter) of the envs a report shows, in env order."""
     envs, _hidden = envs_to_show(run)
-    severity = {(w.env_id, w.evidence.get("parameter"), w.evidence.get("advance_step", w.first_step)): w.severity
-                for w in run.warnings if w.type in ("lesson_reward_collapse", "lesson_regression")}
+    severity = {}  # (env, parameter, step where a stay began) -> severity of the incident that began there
+    for w in run.warnings:
+        if w.type == "lesson_reward_collapse":
+            severity[(w.env_id, w.evidence.get("parameter"), w.evidence.get("advance_step"))] = w.severity
+        elif w.type == "lesson_regression":
+            for p in w.evidence.get("parameters") or [w.evidence.get("parameter")]:
+                severity[(w.env_id, p, w.first_step)] = w.severity
     out = []
     for env in envs:
         for t in env.lessons or ():
