@@ -78,6 +78,8 @@ def test_folder_layout_lesson_timeline_and_time_per_lesson(tmp_path):
     assert sorted((r.name, r.profile, tuple(r.envs)) for r in ingest.runs) == [
         ("results/wall_jump/BigWallJump", "mlagents", ("BigWallJump",)),
         ("results/wall_jump/SmallWallJump", "mlagents", ("SmallWallJump",))]
+    (alone,) = curriwatch.load(results / "wall_jump" / "SmallWallJump").runs  # pointed at the behavior folder itself
+    assert alone.envs == ["SmallWallJump"]
     frame = ingest.frame
     assert not frame.metric.astype(str).str.contains("_hist|Hyperparameters|Is Training").any()
     report = curriwatch.analyze(ingest)
