@@ -14,6 +14,7 @@ from .envdata import EnvData, iter_env_data
 from .health import env_health, unknown_health
 from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
+from .lessons import judged_tracks, lesson_tracks, stage_timeline
 from .model import DataIssue
 from .profiles import all_profiles
 from .report import Report, RunReport
@@ -138,7 +139,8 @@ def _prepare_env(env: EnvData, config: Config, report: RunReport, saved: dict | 
     if fix:
         report.data_issues.append(fix)
     report.timeline += [(env.env_id, iv) for iv in env.timeline]
-    report.state_sources.add("logged" if env.explicit_states else "file" if saved else "inferred")
+    report.state_sources.add("logged" if env.explicit_states else "lessons" if env.lessons else
+                             "file" if saved else "inferred")
     if env.explicit_states:
         report.explicit_envs.add(env.env_id)
 
@@ -152,12 +154,19 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
     incidents = drop_explained(apply_cooldown(incidents, config["health_monitoring"]["warning_cooldown"]))
     sig = regression_signal(env, _rule_settings(base, "graduated_regression", env.settings)["regression"])
     health = env_health(env, incidents, sig)
+    if env.lessons:
+        health.lessons = judged_tracks(env, _rule_settings(base, "lesson_reward_collapse", env.settings))
     if not len(env.train) and not len(env.eval) and not (env.explicit_states and env.current_state == "locked"):
         # nothing to judge (an env logged as locked all along is simply locked)
-        logged = f" (it logs: {', '.join(env.other_metrics[:5])})" if env.other_metrics else ""
+        logs = [*(f"lessons {m}" for m in sorted(env.lessons)[:5]), *env.other_metrics[:5]]
+        logged = f" (it logs: {', '.join(logs)})" if logs else ""
         if health.health_status == "healthy":
             health.health_status = "unknown"
             health.status_reason = f"no points of the performance metric {report.performance_metric!r}{logged}"
+    elif env.lessons and not any(t.spans for t in lesson_tracks(env)) and health.health_status == "healthy":
+        health.health_status = "unknown"
+        health.status_reason = (f"its lesson series ({', '.join(sorted(env.lessons)[:5])}) hold no lesson index "
+                                "(a whole number from 0)")
     report.environments.append(health)
     report.warnings += incidents
 
@@ -165,6 +174,9 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
 def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
     """The env's timeline: logged states, else inferred (curriculum evidence and the trainer's
     saved state file fix the final state). Returns a data issue when the state file changed it."""
+    if env.lessons and not (env.state is not None and len(env.state)):
+        env.timeline, env.graduation_step = stage_timeline(env), None  # lessons are stages, not graduation
+        return None
     if env.state is not None and len(env.state):
         env.timeline, env.transitions = explicit_timeline(env.state.steps, env.state.values,
                                                           env.run_first_step, env.run_last_step)

@@ -137,8 +137,8 @@ LogdirArg = Annotated[Optional[str], typer.Argument(metavar="LOGDIR", help="Fold
                                                     "or an fsspec URL (gs://, s3://, ...).",
                                                      show_default=False)]
 ProfileOpt = Annotated[Optional[str], typer.Option("--profile", metavar="NAME", help="Key profile for every run "
-                                                   "(marin, atropos, roll, generic, or one from the config); "
-                                                   "default: detected per run.")]
+                                                   "(marin, atropos, roll, tune, dcd, mlagents, generic, or one "
+                                                   "from the config); default: detected per run.")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", metavar="FILE", help="YAML configuration file "
                                                    "(default: ./curriwatch.yaml when present).")]
 ReaderOpt = Annotated[ReaderChoice, typer.Option("--reader", help="TensorBoard reader.")]
@@ -148,9 +148,12 @@ FailOnOpt = Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when an inc
                                            "worse was found.")]
 RunOpt = Annotated[Optional[str], typer.Option("--run", metavar="GLOB", help="Only runs whose name matches this glob "
                                                "(or contains it).")]
+GroupOpt = Annotated[Optional[str], typer.Option("--group", metavar="REGEX", help="Read as one run the sources whose "
+                                                 "folder name (or W&B run id or name) this regex matches with the "
+                                                 "same value: its `group` named group, else the whole match.")]
 
 
-def _load(logdir, profile, cfg, reader, wandb):
+def _load(logdir, profile, cfg, reader, wandb, group=None):
     """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
     from .ingest import load
 
@@ -162,12 +165,13 @@ def _load(logdir, profile, cfg, reader, wandb):
                                   "pip install tbparse (or the curriwatch[tbparse] extra)") from None
     progress = DelayedProgress()
     try:
-        return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
+        return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress,
+                    group=group)
     finally:
         progress.close()
 
 
-def _analyse(logdir, profile, config, reader, wandb, state_file=None):
+def _analyse(logdir, profile, config, reader, wandb, state_file=None, group=None):
     """load + analyze: the one path scan and report share."""
     from .analyze import analyze
     from .config import load_config
@@ -175,7 +179,7 @@ def _analyse(logdir, profile, config, reader, wandb, state_file=None):
     cfg = load_config(config)
     if state_file is not None and not state_file.is_file():
         raise CurriwatchError(f"--state-file: no such file: {state_file}")
-    return analyze(_load(logdir, profile, cfg, reader, wandb), cfg, state_file=state_file), cfg
+    return analyze(_load(logdir, profile, cfg, reader, wandb, group), cfg, state_file=state_file), cfg
 
 
 AllowUnknownOpt = Annotated[bool, typer.Option("--allow-unknown", help="Pass the gate when some runs or "
@@ -214,13 +218,14 @@ def scan(
     wandb: WandbOpt = None,
     allow_unknown: AllowUnknownOpt = False,
     state_file: StateFileOpt = None,
+    group: GroupOpt = None,
 ) -> None:
     """Read and analyse every run under LOGDIR, print the report, save it for `report`."""
     from . import store
     from .render.terminal import report_text
 
     with cli_errors():
-        report, cfg = _analyse(logdir, profile, config, reader, wandb, state_file)
+        report, cfg = _analyse(logdir, profile, config, reader, wandb, state_file, group)
         try:
             store.save(report, cfg["health_monitoring"]["metrics_retention_days"])
         except OSError as err:
@@ -245,6 +250,7 @@ def report(
     wandb: WandbOpt = None,
     allow_unknown: AllowUnknownOpt = False,
     state_file: StateFileOpt = None,
+    group: GroupOpt = None,
 ) -> None:
     """Render a report of LOGDIR, or of the last `scan` when LOGDIR is not given."""
     from . import store
@@ -253,7 +259,7 @@ def report(
         if logdir is None and not wandb:
             result = store.load_last()
         else:
-            result, _cfg = _analyse(logdir, profile, config, reader, wandb, state_file)
+            result, _cfg = _analyse(logdir, profile, config, reader, wandb, state_file, group)
         result = _select(result, run)
         text = render_text(result, format, to_file=output is not None)
         if output is not None:
@@ -321,13 +327,14 @@ def doctor(
     config: ConfigOpt = None,
     reader: ReaderOpt = ReaderChoice.native,
     wandb: WandbOpt = None,
+    group: GroupOpt = None,
 ) -> None:
     """Explain what was read: per run the files, the profile match counts, unclaimed tags, data issues."""
     from .config import load_config
     from .render.terminal import render_doctor
 
     with cli_errors():
-        ingest = _load(logdir, profile, load_config(config), reader, wandb)
+        ingest = _load(logdir, profile, load_config(config), reader, wandb, group)
         write_stdout(lambda: render_doctor(ingest, stdout_console()))
 
 

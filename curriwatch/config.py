@@ -106,6 +106,16 @@ SPEC: dict = {
             "enabled": _bool(True, "report envs whose eval data stops while the run goes on"),
             "factor": _num(3, "gap, in evaluation_frequency units, that counts as missing", 1),
         },
+        "lesson_regression": {
+            "enabled": _bool(True, "report lesson curricula that fall back to an earlier lesson"),
+        },
+        "lesson_reward_collapse": {
+            "enabled": _bool(True, "report reward that falls after a lesson advance and does not come back"),
+            "recovery_factor": _num(2.0, "recovery window after an advance, in multiples of the steps the lesson "
+                                    "before took", 0.1),
+            "recovery_steps": _int(None, "a fixed recovery window in steps instead", 1, nullable=True),
+            "min_points": _int(5, "fewest reward points (logging intervals) in the recovery window", 2),
+        },
     },
     "profiles": None,  # free-form: name -> profile spec, validated by profiles.profile_from_config
     "overrides": Key((list,), [], "per-env settings: a list of {env: GLOB, [run: GLOB], direction, "

@@ -82,6 +82,7 @@ class EnvData:
     settings: dict = field(default_factory=dict)  # this env's effective analysis settings (overrides applied)
     run_last_train_step: int | None = None  # the last training step of any env of the run
     other_metrics: tuple[str, ...] = ()  # metrics the env logged besides the performance metric
+    lessons: dict[str, Series] = field(default_factory=dict)  # lesson index series (split state), by metric
 
     @property
     def performance(self) -> Series:
@@ -148,6 +149,7 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
 
     envs_of_run: dict[str, list[str]] = {}
     metrics_of: dict[tuple[str, str], set[str]] = {}
+    lessons_of: dict[tuple[str, str], list[str]] = {}  # state-split metrics other than `state`: lesson indexes
     last_train: dict[str, int] = {}
     for run, env, split, metric in groups:
         envs_of_run.setdefault(run, [])
@@ -155,6 +157,8 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
             envs_of_run[run].append(env)
         if split != "state":
             metrics_of.setdefault((run, env), set()).add(metric)
+        elif metric != "state":
+            lessons_of.setdefault((run, env), []).append(metric)
         if split == "train" and metric == perf_metric_of.get(run):
             end = int(steps[groups[(run, env, split, metric)][1] - 1])
             last_train[run] = max(last_train.get(run, end), end)
@@ -167,5 +171,6 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
             train = series((run, env, "train", metric), sign) or Series.empty()
             evals = series((run, env, "eval", metric), sign) or Series.empty()
             others = tuple(sorted(metrics_of.get((run, env), set()) - {metric}))
+            lessons = {m: series((run, env, "state", m)) for m in lessons_of.get((run, env), ())}
             yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last,
-                          sign=sign, run_last_train_step=last_train.get(run), other_metrics=others)
+                          sign=sign, run_last_train_step=last_train.get(run), other_metrics=others, lessons=lessons)

@@ -32,9 +32,13 @@ class EnvHealth:
     status_reason: str | None = None  # why the env could not be judged; None unless unknown
     sparkline: list[float] = field(default_factory=list, repr=False)  # drawing only, not in JSON
     chart: dict = field(default_factory=dict, repr=False)  # drawing only: decimated series, full counts
+    lessons: list | None = None  # lesson envs only: one curriwatch.lessons.LessonTrack per parameter
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("sparkline", "chart")}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("sparkline", "chart", "lessons")}
+        if self.lessons is not None:  # optional: absent for envs without lessons
+            out["lessons"] = [t.to_dict() for t in self.lessons]
+        return out
 
 
 def status_of(incidents: list[Incident]) -> str:

@@ -163,6 +163,7 @@ def report_from_dict(data: dict, drawing: dict | None = None):
     `drawing` restores what only renderers use (see `_drawing`)."""
     from .health import EnvHealth
     from .incidents import SEVERITIES, Incident
+    from .lessons import tracks_from_dicts
     from .model import DataIssue
     from .report import SCHEMA_VERSION, Report, RunReport
     from .timeline import STATES, Interval
@@ -196,6 +197,8 @@ def report_from_dict(data: dict, drawing: dict | None = None):
                "warnings")
         if "status_reason" in kw:
             _opt_str(kw["status_reason"], "status_reason")
+        if kw.get("lessons") is not None:
+            kw["lessons"] = tracks_from_dicts(kw["lessons"])
         extra = extra if isinstance(extra, dict) else {}
         spark = extra.get("sparkline") or []
         _check(isinstance(spark, list) and all(v is None or isinstance(v, (int, float)) for v in spark), "sparkline")

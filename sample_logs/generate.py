@@ -25,6 +25,13 @@ Three runs, each a small simulated curriculum whose logged values are binomial s
                                `env`); RLlib keys env_runners/episode_return_mean and
                                evaluation/env_runners/episode_return_mean; step = timesteps_total.
                                One env that learns, then stagnates; manifest in tune/injected.json.
+* mlagents/results/climber_curriculum/Climber   (`--only mlagents`)
+                               Unity ML-Agents lesson curriculum: one behavior folder as ML-Agents'
+                               TensorboardWriter lays it out, written call for call by the
+                               reproduction in tests/writers.py (ML-Agents needs torch). Lessons of
+                               `ledge_height` advance with normal dips, fall back to 0 at 900,000
+                               (a resume without training_status.json), and collapse after the
+                               advance to lesson 3 at 1,300,000; manifest in mlagents/injected.json.
 
 Injected into every run (step numbers per run are in INJECTED below and in injected.json):
 
@@ -373,7 +380,62 @@ def write_tune(out: Path, rng) -> dict:
     return _manifest(TUNE_TRIAL, TUNE, eval_every=40_000, last_step=4000 * last_iter, states="inferred")
 
 
-SEPARATE = {"tune": write_tune}  # new sample runs with their own manifest `{name}/injected.json`
+# One ML-Agents behavior trained through lessons of one environment parameter (summary_freq 50,000).
+# (step, lesson) where the logged lesson changes: advances with a normal dip, a fall back to lesson 0
+# at 900,000 (a --resume that found no run_logs/training_status.json: ML-Agents starts lessons at 0
+# again), re-advances, and at 1,300,000 an advance after which the reward collapses for good.
+MLAGENTS_RUN = "mlagents/results/climber_curriculum/Climber"
+MLAGENTS_LESSONS = [(0, 0), (300_000, 1), (600_000, 2), (900_000, 0), (950_000, 1), (1_000_000, 2),
+                    (1_300_000, 3)]
+
+
+def write_mlagents(out: Path, rng) -> dict:
+    """An ML-Agents lesson curriculum, written through the reproduction of ML-Agents' StatsReporter
+    and TensorboardWriter in tests/writers.py (MLAgentsRun; file:line of ML-Agents in its docstring):
+    results/{run_id}/{behavior}/events..., Environment/Cumulative Reward (+ its _hist histogram),
+    Environment/Episode Length, Environment/Lesson Number/ledge_height, PPO losses.
+
+    Each episode's return is the share of the climb reached (0..1, a shaped reward). The behavior
+    learns lesson 0 from ~0.1 to ~0.9; each advance to a higher ledge costs up to ~0.5 that comes
+    back within ~150,000 steps; lesson 3 (from 1,300,000) is too hard: returns fall to ~0.2 and stay.
+    """
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from writers import MLAgentsRun
+
+    run = MLAgentsRun(out / "mlagents" / "results", "climber_curriculum", ("Climber",),
+                      {"trainer_type": "ppo", "summary_freq": 50000, "max_steps": 2000000})
+    run.stats.wall0 = WALL0
+
+    def lesson_at(step: int) -> tuple[int, int]:
+        k = max(i for i, (s, _l) in enumerate(MLAGENTS_LESSONS) if s <= step)
+        return MLAGENTS_LESSONS[k][1], MLAGENTS_LESSONS[k][0]
+
+    def mean_return(step: int) -> float:
+        lesson, since = lesson_at(step)
+        t = step - since
+        if since == 0:
+            return 0.1 + 0.8 * (1 - math.exp(-t / 60_000))
+        if lesson == 3:
+            return 0.2
+        if since in (900_000, 950_000, 1_000_000):  # lessons it had already learned before the restart
+            return 0.88
+        return 0.88 - 0.5 * math.exp(-t / 50_000)
+
+    for step in range(50_000, 2_000_001, 50_000):
+        episodes = [float(np.clip(rng.normal(mean_return(step - 25_000 + 2_500 * i), 0.06), 0.01, 1.0))
+                    for i in range(10)]
+        run.summary(step, {"ledge_height": lesson_at(step)[0]}, {"Climber": episodes},
+                    {"Policy/Entropy": 1.4 - 0.3 * step / 2e6, "Losses/Value Loss": 0.02 + 0.01 * rng.random()})
+    run.close()
+    return {"run": MLAGENTS_RUN, "eval_every": 50_000, "last_step": 2_000_000, "states": "lessons",
+            "envs": [{"env_id": "Climber", "role": "lesson_collapse", "unlock": 0, "graduate": None,
+                      "onset": 1_300_000, "expected_warning": "lesson_reward_collapse",
+                      "lessons": {"ledge_height": [list(x) for x in MLAGENTS_LESSONS]},
+                      "also_expected": [{"type": "lesson_regression", "onset": 900_000, "resolved_at": 1_000_000}],
+                      "advances": {"300000": "recovered", "600000": "recovered", "1300000": "collapsed"}}]}
+
+
+SEPARATE = {"tune": write_tune, "mlagents": write_mlagents}  # new sample runs with their own `{name}/injected.json`
 
 
 def main(out: Path = HERE) -> None:

@@ -102,3 +102,22 @@ def test_reader_tbparse_gives_the_same_report(sample_logs):
     native = json.loads(runner.invoke(app, args).stdout)
     oracle = json.loads(runner.invoke(app, args + ["--reader", "tbparse"]).stdout)
     assert native == oracle and native["runs"][0]["warnings"]
+
+
+def test_group_pattern_reads_sources_as_one_run_in_scan_report_and_doctor(tmp_path):
+    write_tb(tmp_path / "sweep" / "seed1", {"train/a/reward": [(s, 0.1 + s / 100) for s in range(1, 40)]})
+    write_tb(tmp_path / "sweep" / "seed2", {"train/b/reward": [(s, 0.2 + s / 100) for s in range(1, 40)]})
+    pattern = r"^(?P<group>sweep)/seed\d+$"
+    apart = json.loads(runner.invoke(app, ["report", str(tmp_path), "-f", "json", "--fail-on", "never"]).stdout)
+    assert sorted(r["run"] for r in apart["runs"]) == ["sweep/seed1", "sweep/seed2"]
+    result = runner.invoke(app, ["report", str(tmp_path), "-f", "json", "--fail-on", "never", "--group", pattern])
+    assert result.exit_code == 0, result.output
+    (run,) = json.loads(result.stdout)["runs"]
+    assert run["run"] == "sweep" and sorted(e["env_id"] for e in run["environments"]) == ["a", "b"]
+    result = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", "never", "--group", pattern],
+                           env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert result.exit_code == 0 and "run sweep " in result.stdout and "seed1" not in result.stdout
+    result = runner.invoke(app, ["doctor", str(tmp_path), "--group", pattern], env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert result.exit_code == 0 and "seed1" in result.stdout and "matched by --group: sweep" in result.stdout
+    result = runner.invoke(app, ["scan", str(tmp_path), "--group", "(?P<group>a"])
+    assert result.exit_code == 2 and result.stderr.startswith("curriwatch: error: --group:"), result.stderr

@@ -22,7 +22,7 @@ def analysed(request):
 def test_every_run_is_analysed_with_its_profile(analysed):
     injected, runs = analysed
     assert sorted(runs) == sorted(r["run"] for r in injected["runs"])
-    assert {runs[r].profile for r in runs} == {"generic", "roll", "marin", "tune"}
+    assert {runs[r].profile for r in runs} == {"generic", "roll", "marin", "tune", "mlagents"}
 
 
 def test_every_injected_anomaly_is_reported_near_its_onset(analysed):
@@ -139,3 +139,26 @@ def test_grouped_marin_experiment_is_one_run_of_two_workers(analysed):
                   if tag.startswith("inference.rollout/") and tag.endswith("/success_rate"))
     assert train["count"].sum() == 32 * batches and (train["count"] > 32).mean() > 0.5
     assert "marin_grouped/wandb/cw1marin" in runs
+
+
+def test_mlagents_lesson_curriculum_tells_its_story(analysed):
+    """Lessons advance with a dip that recovers, fall back to 0 (a resume without
+    training_status.json), come back, and collapse after the advance to lesson 3."""
+    injected, runs = analysed
+    (spec,) = [r for r in injected["runs"] if r["states"] == "lessons"]
+    run = runs[spec["run"]]
+    (env_spec,) = spec["envs"]
+    (env,) = run.environments
+    assert run.profile == "mlagents" and env.env_id == env_spec["env_id"] and env.current_state == "active"
+    ((param, changes),) = env_spec["lessons"].items()
+    (track,) = env.lessons
+    assert track.parameter == param
+    assert [(s.start_step if k else 0, s.lesson) for k, s in enumerate(track.spans)] == [tuple(c) for c in changes]
+    verdicts = {str(a.step): a.verdict for a in track.advances}
+    assert {k: verdicts[k] for k in env_spec["advances"]} == env_spec["advances"]
+    for also in env_spec["also_expected"]:
+        (w,) = [w for w in run.warnings if w.type == also["type"]]
+        assert w.first_step == also["onset"] and w.resolved and w.last_step == also["resolved_at"]
+    (collapse,) = [w for w in run.warnings if w.type == env_spec["expected_warning"]]
+    assert collapse.severity == "critical" and not collapse.resolved and env.health_status == "critical"
+    assert {w.type for w in run.warnings} == {"lesson_reward_collapse", "lesson_regression"}

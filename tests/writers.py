@@ -251,3 +251,129 @@ def write_swanlab(logdir, n: int) -> Path:
                    env={**os.environ, "SWANLAB_MODE": "offline"})
     (path,) = Path(logdir).glob("run-*/run-*.swanlab")
     return path
+
+
+class MLAgentsStats:
+    """Unity ML-Agents' stats path, call for call: StatsReporter feeding TensorboardWriter.
+
+    ML-Agents cannot be installed here (it pulls torch), so its calls are reproduced from its
+    source, mlagents 0.28.0 (the PyPI wheel; the same code on GitHub main), with tensorboardX's
+    FileWriter and protos in place of torch's SummaryWriter:
+
+    * folder: TensorboardWriter(checkpoint_settings.write_path, clear_past_data=not resume,
+      hidden_keys=["Is Training", "Step"]) (plugins/stats_writer.py:31-35), write_path =
+      {results_dir}/{run_id} (settings.py:777-779); one SummaryWriter per category in
+      {base_dir}/{category} (stats.py:251-259), the category being the behavior name
+      (trainer/trainer.py:42, StatsReporter(brain_name)).
+    * add_stat appends, set_stat replaces and marks MOST_RECENT (stats.py:324-359); write_stats
+      hands every key with values to the writers and clears the category (stats.py:361-377).
+    * TensorboardWriter.write_stats: add_scalar(key, aggregated_value, step) per key — the sum for
+      SUM, else the mean — then add_histogram(f"{key}_hist", full_dist, step) for HISTOGRAM
+      aggregation, flushing after each key (stats.py:235-249). torch's scalar()/histogram() keep
+      the tag as given (tensorboardX's would turn spaces into `_`), so the Summary is built here as
+      torch builds it: Summary.Value(tag, simple_value) and Summary.Value(tag, histo) with the
+      "tensorflow" default bins (torch/utils/tensorboard/writer.py, SummaryWriter.__init__).
+    * hyperparameters: add_text("Hyperparameters", _dict_to_str(config, 0)) (stats.py:277-286,
+      called from trainer/rl_trainer.py:53-55).
+    Wall times are given explicitly (ML-Agents lets the writer stamp time.time()) so files repeat.
+    """
+
+    HIDDEN_KEYS = ("Is Training", "Step")
+
+    def __init__(self, results_dir, run_id: str, wall0: float = 1_700_000_000.0):
+        self.base_dir = Path(results_dir) / run_id
+        self.wall0 = wall0
+        self.writers: dict = {}
+        self.stats: dict = {}  # category -> key -> list of values
+        self.aggregation: dict = {}  # category -> key -> "average" | "most_recent" | "sum" | "histogram"
+        v, pos = 1e-12, []
+        while v < 1e20:
+            pos.append(v)
+            v *= 1.1
+        self.default_bins = [-x for x in reversed(pos)] + [0] + pos
+
+    def _writer(self, category: str):
+        from tensorboardX import FileWriter
+
+        if category not in self.writers:
+            folder = self.base_dir / category
+            folder.mkdir(parents=True, exist_ok=True)
+            self.writers[category] = FileWriter(str(folder))
+        return self.writers[category]
+
+    def add_stat(self, category: str, key: str, value: float, aggregation: str = "average") -> None:
+        self.stats.setdefault(category, {}).setdefault(key, []).append(value)
+        self.aggregation.setdefault(category, {})[key] = aggregation
+
+    def set_stat(self, category: str, key: str, value: float) -> None:
+        self.stats.setdefault(category, {})[key] = [value]
+        self.aggregation.setdefault(category, {})[key] = "most_recent"
+
+    def add_hyperparameters(self, category: str, config: dict) -> None:
+        from tensorboardX.summary import text
+
+        lines = "\n".join(f"\t{k}:\t{v}" for k, v in config.items())  # _dict_to_str(value, 0), one level
+        w = self._writer(category)
+        w.add_summary(text("Hyperparameters", lines), None, self.wall0)
+        w.flush()
+
+    def write_stats(self, category: str, step: int) -> None:
+        import numpy as np
+        from tensorboardX.proto.summary_pb2 import Summary
+        from tensorboardX.summary import make_histogram
+
+        values = {k: v for k, v in self.stats.pop(category, {}).items() if v}
+        if not values:
+            return
+        w = self._writer(category)
+        wall = self.wall0 + step / 100.0
+        for key, dist in values.items():
+            if key in self.HIDDEN_KEYS:
+                continue
+            how = self.aggregation[category][key]
+            value = float(np.sum(dist)) if how == "sum" else float(np.mean(dist))
+            w.add_summary(Summary(value=[Summary.Value(tag=key, simple_value=value)]), step, wall)
+            if how == "histogram":
+                hist = make_histogram(np.asarray(dist, dtype=float), self.default_bins)
+                w.add_summary(Summary(value=[Summary.Value(tag=f"{key}_hist", histo=hist)]), step, wall)
+            w.flush()
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            w.close()
+
+
+class MLAgentsRun:
+    """What an ML-Agents trainer and TrainerController log for one behavior, in their order.
+
+    Per finished episode: Environment/Cumulative Reward with HISTOGRAM aggregation
+    (trainer/rl_trainer.py:73-78) and Environment/Episode Length (agent_processor.py:292-296).
+    Per advance of the controller: set_stat(f"Environment/Lesson Number/{param}", lesson) for every
+    parameter and every trainer (trainer_controller.py:238-246). Per PPO update: the optimizer's
+    stats, averaged (ppo/trainer.py:208-209). At every summary_freq steps: add_stat("Is Training")
+    then write_stats(step) (trainer/rl_trainer.py:223-228, 240-249).
+    """
+
+    def __init__(self, results_dir, run_id: str, behaviors: tuple[str, ...], config: dict | None = None):
+        self.stats = MLAgentsStats(results_dir, run_id)
+        self.behaviors = behaviors
+        for b in behaviors:
+            self.stats.add_hyperparameters(b, config or {"trainer_type": "ppo", "summary_freq": 10000})
+
+    def summary(self, step: int, lessons: dict[str, int], episodes: dict[str, list[float]] | None = None,
+                losses: dict[str, float] | None = None) -> None:
+        """One summary period ending at `step`: the episodes each behavior finished (their returns),
+        the lesson of every parameter at the controller's last advance, one PPO update."""
+        for b in self.behaviors:
+            for ret in (episodes or {}).get(b, []):
+                self.stats.add_stat(b, "Environment/Cumulative Reward", ret, "histogram")
+                self.stats.add_stat(b, "Environment/Episode Length", 100.0 + 50.0 * (1.0 - min(max(ret, 0.0), 1.0)))
+            for param, lesson in lessons.items():
+                self.stats.set_stat(b, f"Environment/Lesson Number/{param}", lesson)
+            for key, value in (losses or {"Losses/Value Loss": 0.1, "Policy/Entropy": 1.0}).items():
+                self.stats.add_stat(b, key, value)
+            self.stats.add_stat(b, "Is Training", 1.0)
+            self.stats.write_stats(b, step)
+
+    def close(self) -> None:
+        self.stats.close()

@@ -17,6 +17,7 @@ import re
 from ..health import EnvHealth
 from ..report import Report, RunReport
 from .common import envs_to_show, fmt, inert, inert_report, notable_issues, incidents_worst_first, run_facts, runs_worst_first, severity_counts, steps_text
+from .lessons import html_lessons
 
 STATE_FILL = {"locked": "#e5e7eb", "active": "#bfdbfe", "graduated": "#bbf7d0"}
 SEVERITY_COLOUR = {"critical": "#dc2626", "warning": "#d97706", "info": "#2563eb"}
@@ -274,6 +275,7 @@ def _run_section(run: RunReport) -> str:
                        f'<td><a href="#chart-{slug(run.run, w.env_id)}">{esc(w.env_id)}</a></td>'
                        f'<td>{esc(steps_text(w))}</td><td>{esc(w.message)}</td></tr>')
         out.append("</table>")
+    out.append(html_lessons(run, esc))
     out.append("<h3>environments</h3>")
     envs, hidden = envs_to_show(run)
     if hidden:

@@ -8,6 +8,7 @@ from ..report import Report
 from .common import (MAX_ENV_ROWS, envs_to_show, fmt, incidents_worst_first, inert_report, notable_issues, run_facts,
                      runs_worst_first, severity_counts, sparkline, status_of, status_reason, steps_text,
                      unknown_counts, worst_incidents)
+from .lessons import markdown_lessons
 
 ICON = {"healthy": "🟢", "unknown": "⚪", "warning": "🟡", "critical": "🔴", "info": "🔵"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -60,6 +61,7 @@ def render_markdown(report: Report) -> str:
         if hidden:
             out += ["", f"… and {hidden} more environment(s) (the {MAX_ENV_ROWS} worst are shown); "
                         "the full list is in `curriwatch report --format json`."]
+        out += markdown_lessons(run, _cell)
         incidents = incidents_worst_first(run)
         if incidents:
             out += ["", "| severity | type | env | steps | message |", "|---|---|---|---|---|"]

@@ -15,6 +15,7 @@ from ..report import Report, RunReport
 from .common import (MAX_ENV_ROWS, envs_to_show, fmt, incidents_worst_first, inert, inert_report,
                      notable_issues, run_facts, runs_worst_first, severity_counts, sparkline, status_of,
                      status_reason, steps_text, unknown_counts, worst_incidents)
+from .lessons import terminal_lessons
 
 STATUS_STYLE = {"healthy": "green", "unknown": "magenta", "warning": "yellow", "critical": "bold red"}
 SEVERITY_STYLE = {"info": "cyan", "warning": "yellow", "critical": "bold red"}
@@ -120,6 +121,9 @@ def render_run(run: RunReport, console: Console) -> None:
         envs, hidden = envs_to_show(run)
         console.print(env_table(envs, console.width))
         console.print(timeline_block(run, envs, console.width))
+        lessons = terminal_lessons(run)
+        if lessons is not None:
+            console.print(lessons)
         if hidden:
             console.print(Text(f"... and {hidden} more environment(s) not shown (the {MAX_ENV_ROWS} worst are); "
                                "the full list is in `curriwatch report --format json`", style="dim"))
@@ -234,6 +238,11 @@ def render_doctor(ingest, console: Console) -> None:
     for info in ingest.runs:
         console.rule(style="dim")
         out(("run ", "bold"), (inert(info.name), "bold"), f"  ({inert(info.source)}) {inert(info.path)}")
+        if len(info.members) > 1:  # a run group: where each member's points came from
+            out(f"  {len(info.members)} sources read as one run ({inert(info.group or 'grouped')}):")
+            for m in info.members[:MAX_ENV_ROWS]:
+                out(f"    {inert(m.name)}" + (f" (W&B run {inert(m.run_id)})" if m.run_id else "")
+                    + f": {m.points_read} point(s) from {inert(m.path)}")
         counts = ", ".join(f"{inert(name)} {n}" for name, n in sorted(info.profile_counts.items(), key=lambda kv: -kv[1]))
         out(f"  profile: {inert(info.profile or '(none)')}"
             + (f"   tags claimed per profile: {counts}" if counts else "   (forced)"))

@@ -43,3 +43,4 @@ def rule_settings(config, name: str) -> dict:
 
 
 from . import regression, stagnation, volatility, transition, prolonged, eval_gap  # noqa: E402,F401
+from . import lesson_regression, lesson_collapse  # noqa: E402,F401
