@@ -15,7 +15,8 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .stats import trailing_median
-from .timeline import Interval, noise_sd
+from .segments import robust_sd
+from .timeline import Interval
 
 LESSON_PREFIX = "Lesson Number/"
 VERDICTS = ("held", "recovered", "collapsed", "pending", "interrupted", "not_judged")
@@ -196,7 +197,7 @@ def _judge_advance(env: EnvData, a: int, before: int, now: int, changes: list[in
     history = perf.within(perf.steps[0] if len(perf) else a, a, include_end=False)
     held = float(np.median(lesson.values[-bw:]))
     start = float(np.min(trailing_median(history.values, smoothing)))  # the first points count as they are
-    if not held - start > 2 * noise_sd(lesson.values) / np.sqrt(bw):  # nothing learned to measure against
+    if not held - start > 2 * robust_sd(np.diff(lesson.values)) / np.sqrt(bw):  # nothing learned to measure against
         if not (held > 0 and env.sign == 1):
             return replace(base, held_reward=env.show(held),
                            reason="no learned reward level before the advance to measure against")
