@@ -166,6 +166,7 @@ class Browser:
     def screenshot(self, png, full_height: int | None = None) -> None:
         """A PNG of the page from its top, `full_height` CSS px tall (default: the viewport)."""
         height = full_height or self.height
-        shot = self.page("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+        # beyond the viewport only when needed: that capture lays the page out again (hover is lost)
+        shot = self.page("Page.captureScreenshot", format="png", captureBeyondViewport=height > self.height,
                          clip={"x": 0, "y": 0, "width": self.width, "height": height, "scale": 1})
         Path(png).write_bytes(base64.b64decode(shot["data"]))

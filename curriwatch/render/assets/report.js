@@ -277,8 +277,8 @@
       ctx.fillRect(Math.max(x0, b.left), ly + (LANE - 4) * p, Math.min(x1, b.left + b.width) - Math.max(x0, b.left), 3 * p);
       var text = inc.label, tw = ctx.measureText(text).width + 14 * p;
       var lx = Math.min(Math.max(x0, b.left), b.left + b.width - tw);
-      ctx.strokeStyle = colour; ctx.lineWidth = 2 * p;
-      glyph(ctx, inc.severity, lx + 5 * p, ly + 7 * p, 4 * p);
+      ctx.strokeStyle = colour; ctx.lineWidth = 2.5 * p; ctx.lineCap = "round";
+      glyph(ctx, inc.severity, lx + 5 * p, ly + 7.5 * p, 3.5 * p);
       ctx.fillStyle = "#111827";
       ctx.fillText(text, lx + 12 * p, ly + 7.5 * p);
     });
