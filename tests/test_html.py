@@ -390,6 +390,17 @@ def test_across_runs_charts_overlay_one_env_of_every_run(sweep_logs, tmp_path):
     assert "solo" in text and slug("across", "solo", "reward") not in text
 
 
+def test_across_runs_draws_at_most_20_runs_and_names_the_rest(tmp_path):
+    logdir = tmp_path / "logs"
+    for k in range(22):
+        write_tb(logdir / f"r{k:02d}", {"train/maze/reward": [(s, min(1.0, s / (300 + 20 * k))) for s in range(0, 300, 10)]})
+    text = render(logdir, tmp_path / "r.html")
+    (chart,) = [c for c in page_data(text)["charts"] if c["kind"] == "across"]
+    assert len(chart["members"]) == 20
+    note = text.split('id="across-', 1)[1].split('<p class="note">', 1)[1].split("</p>", 1)[0]
+    assert "22 runs" in note and "2 more run(s) not drawn" in note and "r20, r21" in note
+
+
 @needs_chromium
 def test_across_runs_chart_in_the_browser(browser, sweep_logs, tmp_path):
     path = tmp_path / "sweep.html"

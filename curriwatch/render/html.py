@@ -448,7 +448,8 @@ def across_runs_section(ordered: list[RunReport], charts: Charts, across: dict) 
         index = charts.add({"kind": "across", "metric": metric or "performance",
                             "members": [{"run": run.run, "chart": i} for run, i in drawn]})
         note = (f"{len(members)} runs. Lines are the drawn (decimated) series of each run's own chart"
-                + (f"; {len(more)} more run(s) not drawn: " + ", ".join(r.run for r, _ in more) if more else "")
+                + (f"; {len(more)} more run(s) not drawn (their own charts are above): "
+                   + ", ".join(r.run for r, _ in more[:10]) + (", …" if len(more) > 10 else "") if more else "")
                 + ". With smoothing on, the lines are smoothed.")
         out.append(f'<div class="env" id="across-{anchor}"><h4>{esc(env_id)} <span class="quiet">· '
                    f'{esc(metric or "performance")} · {len(drawn)} runs</span></h4>'
