@@ -298,13 +298,12 @@
       gaps.push(medianGap(s[1][0]));
       used.push({colour: C[s[0]], role: "line-" + s[0]});
     });
-    raws.forEach(function (ri, k) {
+    raws.forEach(function (ri) {
       var name = series[ri].label, src = name === "train" ? spec.train : spec.eval;
       smooths.push({index: series.length, src: src, raw: ri});
       series.push(line(name + " smoothed", C[name], series[ri].width + 0.5, {class: "smooth", show: false}));
       data.push(xs.map(function () { return null; }));
       gaps.push(gaps[ri]);
-      void k;
     });
     var lv = spec.levels || {};
     [["baseline", "held level (baseline)", C.graduation, null, "line-graduation"],
