@@ -96,8 +96,24 @@ def env_health(env: EnvData, incidents: list[Incident], regression: dict | None)
         sparkline=binned_means(shown, SPARK_BINS),
         chart={"train": decimate(env.train.steps, env.train.values * env.sign, CHART_BUCKETS),
                "eval": decimate(env.eval.steps, env.eval.values * env.sign, CHART_BUCKETS),
-               "points": {"train": len(env.train), "eval": len(env.eval)}},
+               "points": {"train": len(env.train), "eval": len(env.eval)},
+               "levels": chart_levels(env, regression)},
     )
+
+
+def chart_levels(env: EnvData, regression: dict | None) -> dict:
+    """Drawing only (the HTML charts' reference lines): the start and held levels and the two
+    regression thresholds in the metric's own units, as graduated_regression judges them
+    (start + share x gain, with the env's effective shares). Empty without a learned gain."""
+    if not regression:
+        return {}
+    start, held = float(regression["start"]), float(regression["baseline"])
+    out = {"start": env.show(start), "baseline": env.show(held)}
+    for name, key in (("warning", "regression_threshold"), ("critical", "critical_regression_threshold")):
+        share = env.settings.get(key)
+        if share is not None:
+            out[name], out[f"{name}_share"] = env.show(start + float(share) * (held - start)), float(share)
+    return out
 
 
 def unknown_health(env_id: str, reason: str, state: str = "locked") -> EnvHealth:

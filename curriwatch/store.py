@@ -211,6 +211,9 @@ def report_from_dict(data: dict, drawing: dict | None = None):
                 _check(isinstance(steps, list) and isinstance(values, list) and len(steps) == len(values), "chart")
                 chart[name] = ([_int(s, "chart step") for s in steps],
                                [math.nan if v is None else float(_opt_num(v, "chart value")) for v in values])
+        levels = chart.get("levels", {})
+        _check(isinstance(levels, dict) and all(isinstance(k, str) for k in levels), "chart levels")
+        chart["levels"] = {k: _opt_num(v, "chart level") for k, v in levels.items()}
         kw["chart"] = chart
         return EnvHealth(**kw)
 

@@ -1,29 +1,50 @@
-"""One self-contained HTML file: SVG drawn here, a few lines of inline JS for hover; no network.
+"""One self-contained HTML file: interactive uPlot charts embedded in the page; no network.
 
-Sections: health summary; per run a state diagram (one row per env, coloured by state, eval
-performance drawn over it, incident spans marked), an incident timeline linking to each env's
-chart, and per env a performance chart (train and eval, graduation step and baseline, regression
-thresholds, incident spans shaded, hover for step and value). Series are decimated for drawing
-only (each bucket's min and max), and the chart says so.
+Sections (one function each, so new ones slot in): header with the verdict, summary cards, the
+colour key, the chart toolbar (smoothing), the runs overview of a sweep, then per run its facts,
+curriculum state diagram, incident timeline and table, and one performance chart per env; last,
+"across runs" charts overlaying one env of every run of a sweep.
+
+The state diagram and incident timeline are plain HTML (readable without JavaScript). The env and
+across-runs charts are drawn by uPlot (vendored in `assets/`, MIT, licence kept in the file) from
+one `<script type="application/json">` block; `assets/report.js` builds them. Strings from the logs
+are HTML-escaped in markup and reach the charts only as JSON data inserted with `textContent`.
+Series arrive decimated for drawing (health.py: each bucket's min and max) and the chart says so.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
 import math
 import re
+from importlib import resources
 
 from ..health import EnvHealth
 from ..report import Report, RunReport
-from .common import envs_to_show, fmt, inert, inert_report, notable_issues, incidents_worst_first, run_facts, runs_worst_first, severity_counts, steps_text
+from .common import (envs_to_show, fmt, incidents_worst_first, inert, inert_report, notable_issues, run_facts,
+                     runs_worst_first, severity_counts, status_of, status_reason, steps_text)
 from .lessons import html_lessons
 
-STATE_FILL = {"locked": "#e5e7eb", "active": "#bfdbfe", "graduated": "#bbf7d0"}
-SEVERITY_COLOUR = {"critical": "#dc2626", "warning": "#d97706", "info": "#2563eb"}
-STATUS_COLOUR = {"healthy": "#16a34a", "unknown": "#7c3aed", "warning": "#d97706", "critical": "#dc2626"}
-W, LABEL = 1000, 170  # drawing width, label column
-PLOT = W - LABEL - 20
+# One colour, one meaning, page-wide (the colour key names each; report.js draws with these).
+COLOURS = {
+    "locked": "#e5e7eb", "active": "#a5f3fc", "graduated": "#bbf7d0",       # state fills
+    "train": "#2563eb", "eval": "#111827",                                   # performance lines
+    "critical": "#dc2626", "warning": "#d97706", "info": "#a21caf",          # incident severities
+    "graduation": "#0f766e",                                                  # graduation step, held level
+    "healthy": "#15803d", "unknown": "#4b5563",                               # statuses (warning/critical as above)
+}
+# runs in the "across runs" charts; each chart's legend names them (dashed from the 11th run on)
+RUN_PALETTE = ["#7c3aed", "#ea580c", "#0891b2", "#65a30d", "#db2777", "#92400e", "#4338ca", "#64748b",
+               "#ca8a04", "#be185d"]
+STATES = ("locked", "active", "graduated")
+GLYPH = {"critical": "✖", "warning": "▲", "info": "●"}
+TYPE_LABEL = {"graduated_regression": "regression", "training_stagnation": "stagnation",
+              "performance_volatility": "volatility", "unexpected_transition": "state transition",
+              "prolonged_training": "prolonged training", "eval_gap": "eval gap"}
+ACROSS_MAX_RUNS = 20  # lines per "across runs" chart; more are named, not drawn
+OVERLAY_POINTS = 200  # per state-diagram row: the eval line is a sketch 20 px high
 
 
 def esc(text) -> str:
@@ -32,44 +53,41 @@ def esc(text) -> str:
 
 def slug(*parts: str) -> str:
     text = "-".join(parts)
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", text) + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:60] + "-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-class Scale:
-    """Step -> x pixel over [x0, x0 + width]."""
-
-    def __init__(self, first: int, last: int, x0: float, width: float):
-        self.first, self.span, self.x0, self.width = first, max(last - first, 1), x0, width
-
-    def __call__(self, step) -> float:
-        return self.x0 + (step - self.first) / self.span * self.width
+@functools.lru_cache(maxsize=None)
+def asset(name: str) -> str:
+    return (resources.files("curriwatch.render") / "assets" / name).read_text(encoding="utf-8")
 
 
-def _value_range(env: EnvHealth, baseline_lines: bool) -> tuple[float, float]:
-    vals = env.chart.get("train", ([], []))[1] + env.chart.get("eval", ([], []))[1]
-    vals = [v for v in vals if v == v and abs(v) != float("inf")]
-    if baseline_lines and env.graduation_baseline:
-        vals += [env.graduation_baseline, 0.7 * env.graduation_baseline]
-    if not vals:
-        return 0.0, 1.0
-    lo, hi = min(vals), max(vals)
-    if lo >= 0 and hi <= 1:
-        return 0.0, 1.0
-    pad = (hi - lo) * 0.05 or 1.0
-    return lo - pad, hi + pad
+def json_script(data, element_id: str) -> str:
+    """`data` as an inert JSON block: `<`, `>` and `&` written as \\u escapes, so no string in it
+    can close the script element or open a comment; NaN and infinities become null."""
+    text = json.dumps(_finite(data), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
-def _polyline(steps, values, sx, lo, hi, top, height, cls) -> str:
-    pts = []
-    span = (hi - lo) or 1.0
-    for s, v in zip(steps, values):
-        if v == v and abs(v) != float("inf"):
-            pts.append(f"{sx(s):.1f},{top + height - (v - lo) / span * height:.1f}")
-    return f'<polyline class="{cls}" points="{" ".join(pts)}"/>' if pts else ""
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _num(value) -> float | None:
+    """A finite number or None (chart data may come from a saved file)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
-    """Round tick values (1, 2 or 5 × 10^k apart) covering lo..hi, about `count` of them."""
+    """Round tick values (1, 2, 2.5 or 5 x 10^k apart) covering lo..hi, about `count` of them."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         return [lo]
     raw = (hi - lo) / max(count - 1, 1)
@@ -79,138 +97,302 @@ def nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
     return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
-def _axis(sx: Scale, first: int, last: int, y: float, ticks: int = 6) -> str:
-    out = [f'<line class="axis" x1="{sx.x0}" x2="{sx.x0 + sx.width}" y1="{y}" y2="{y}"/>']
-    for step in nice_ticks(first, last, ticks):
-        x = sx(step)
-        out.append(f'<line class="tick" x1="{x:.1f}" x2="{x:.1f}" y1="{y}" y2="{y + 4}"/>'
-                   f'<text class="tick" x="{x:.1f}" y="{y + 15}" text-anchor="middle">{fmt(int(step))}</text>')
+def compact(value: float, incr: float) -> str:
+    """A tick label: 1k, 2.5k, 1.2M, -150, 0.05 (decimals from the tick spacing, no exponents
+    in the usual ranges). report.js's `tick()` is the same function."""
+    if abs(value) < abs(incr) * 1e-6:
+        return "0"
+    for unit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= unit:
+            return _trim(f"{value / unit:.{min(_decimals(incr / unit), 6)}f}") + suffix
+    d = _decimals(incr)
+    return f"{value:.2g}" if d > 6 else _trim(f"{value:.{d}f}")
+
+
+def _decimals(x: float) -> int:
+    for d in range(10):
+        m = abs(x) * 10 ** d
+        if abs(m - round(m)) < 1e-6 * max(1.0, m):
+            return d
+    return 10
+
+
+def _trim(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _pct(step: float, first: int, span: int) -> float:
+    return min(max((step - first) / span * 100, 0.0), 100.0)
+
+
+def _lanes(spans: list[tuple[float, float]]) -> tuple[list[int], int]:
+    """Greedy lanes so that no two spans of one lane overlap; returns each span's lane and the count."""
+    ends: list[float] = []
+    lanes = [0] * len(spans)
+    for i in sorted(range(len(spans)), key=lambda i: spans[i]):
+        a, b = spans[i]
+        lane = next((k for k, end in enumerate(ends) if end < a), len(ends))
+        if lane == len(ends):
+            ends.append(b)
+        ends[lane] = b
+        lanes[i] = lane
+    return lanes, len(ends)
+
+
+def _thin(steps: list, values: list, n: int) -> tuple[list, list]:
+    """At most 2 x `n` points (each bucket's min and max) of an already decimated drawing series."""
+    if len(steps) <= 2 * n:
+        return steps, values
+    out_s, out_v = [], []
+    size = len(steps) / n
+    for b in range(n):
+        idx = [i for i in range(int(b * size), int((b + 1) * size)) if values[i] == values[i]]
+        if idx:
+            lo, hi = min(idx, key=values.__getitem__), max(idx, key=values.__getitem__)
+            for i in sorted({lo, hi}):
+                out_s.append(steps[i])
+                out_v.append(values[i])
+    return out_s, out_v
+
+
+def _series(env: EnvHealth, name: str) -> tuple[list, list]:
+    pair = env.chart.get(name) or ([], [])
+    return list(pair[0]), list(pair[1])
+
+
+def _step_axis(first: int, last: int) -> str:
+    span = max(last - first, 1)
+    ticks = nice_ticks(first, last, 5)
+    incr = ticks[1] - ticks[0] if len(ticks) > 1 else 1
+    out = []
+    for t in ticks:
+        p = _pct(t, first, span)
+        align = "start" if p < 8 else "end" if p > 92 else "mid"
+        out.append(f'<span class="{align}" style="left:{p:.2f}%">{compact(t, incr)}</span>')
+    return f'<div class="row axis"><span></span><div class="ticks">{"".join(out)}</div></div>'
+
+
+# --- sections -------------------------------------------------------------------------------------
+
+class Charts:
+    """The JSON data of every interactive chart, in page order; each chart's element says its index."""
+
+    def __init__(self):
+        self.specs: list[dict] = []
+        self.env_index: dict[tuple[str, str], int] = {}
+
+    def add(self, spec: dict) -> int:
+        self.specs.append(spec)
+        return len(self.specs) - 1
+
+
+def header(report: Report) -> str:
+    status = status_of(report)
+    reason = report.overall_reason if status == "unknown" else None
+    c = report.counts()
+    verdict = (f"{len(report.runs)} run(s), {sum(len(r.environments) for r in report.runs)} environment(s); "
+               f"incidents: {c['critical']} critical, {c['warning']} warning, {c['info']} info")
+    return (f'<header><h1>curriwatch report <span class="status {status}">{status}</span></h1>'
+            f'<p class="verdict">{esc(verdict)}</p>'
+            + (f'<p class="unknown-reason"><b>unknown:</b> {esc(reason)}</p>' if reason else "")
+            + f'<p class="quiet">{esc(report.logdir or "online runs")} · curriwatch {esc(report.curriwatch_version)}</p>'
+            '</header>')
+
+
+def summary(report: Report) -> str:
+    envs = [e for r in report.runs for e in r.environments]
+    statuses = ("critical", "warning", "unknown", "healthy")
+    c = report.counts()
+
+    def card(title, items):
+        return f'<div class="card"><h3>{title}</h3>' + "".join(
+            f'<div><span class="dot {cls}"></span>{n} {label}</div>' for cls, n, label in items) + "</div>"
+
+    return ('<section class="summary">'
+            + card(f"{len(report.runs)} runs", [(s, sum(1 for r in report.runs if status_of(r) == s), s) for s in statuses])
+            + card(f"{len(envs)} environments", [(s, sum(1 for e in envs if status_of(e) == s), s) for s in statuses])
+            + card("incidents", [(s, c[s], f"{GLYPH[s]} {s}") for s in ("critical", "warning", "info")])
+            + "</section>")
+
+
+def colour_key() -> str:
+    """Every colour the page draws with, named once."""
+    items = [("state-locked", "locked", "swatch", "locked (state)"),
+             ("state-active", "active", "swatch", "active (state)"),
+             ("state-graduated", "graduated", "swatch", "graduated (state)"),
+             ("line-train", "train", "line", "train performance"),
+             ("line-eval", "eval", "line", "eval performance"),
+             ("line-graduation", "graduation", "line dashed", "graduation step; held level (baseline)"),
+             ("line-warning", "warning", "line dashed", "warning threshold"),
+             ("line-critical", "critical", "line dashed", "critical threshold"),
+             ("severity-critical", "critical", "swatch strong", f"{GLYPH['critical']} critical incident"),
+             ("severity-warning", "warning", "swatch strong", f"{GLYPH['warning']} warning incident"),
+             ("severity-info", "info", "swatch strong", f"{GLYPH['info']} info incident"),
+             ("status-healthy", "healthy", "swatch strong", "healthy (status)"),
+             ("status-unknown", "unknown", "swatch strong", "unknown (status): could not be judged")]
+    out = ['<section class="key" aria-label="colour key"><h3>colour key</h3><ul>']
+    for role, colour, shape, label in items:
+        out.append(f'<li data-role="{role}" data-colour="{COLOURS[colour]}"><span class="{shape}" '
+                   f'style="--c:{COLOURS[colour]}"></span>{esc(label)}</li>')
+    out.append('</ul><p class="quiet">Incident spans are shaded in their severity\'s colour (the worst one\'s '
+               'where incidents overlap), and each is labelled in its own lane above the chart; smoothed lines are drawn solid over the raw ones (faint). In "across runs" charts '
+               "each run has its own colour, named in that chart's legend.</p></section>")
     return "".join(out)
 
 
-def _row_chart(run: RunReport, cls: str, label: str, rows: int, row: int) -> tuple[Scale, list[str]]:
-    """The step scale and opening tag of a chart with one row per env across the run's steps."""
-    first, last = run.step_range or (0, 1)
-    out = [f'<svg class="{cls}" viewBox="0 0 {W} {row * rows + 30}" width="100%" role="img" '
-           f'aria-label="{esc(label)}">']
-    return Scale(first, last, LABEL, PLOT), out
+def toolbar() -> str:
+    return ('<div class="toolbar" role="toolbar"><label>smoothing <input type="range" id="smoothing" min="0" '
+            'max="0.99" step="0.01" value="0" aria-label="smoothing (exponential moving average weight)">'
+            '<output id="smoothing-value">0</output></label></div>'
+            '<p class="help">Charts: drag to zoom · double-click to reset · Ctrl/Alt + wheel zooms · Shift + drag, '
+            'Shift + wheel or ←/→ pan · + / − / 0 keys on a focused chart · click a legend entry to hide its line. '
+            'Smoothing is TensorBoard\'s (a debiased exponential moving average of the drawn points).</p>'
+            '<noscript><p class="unknown-reason">The performance charts need JavaScript; the state diagrams, '
+            'incident timelines and tables do not.</p></noscript>')
 
 
-def _close_row_chart(run: RunReport, sx: Scale, out: list[str], rows: int, row: int) -> str:
-    first, last = run.step_range or (0, 1)
-    out.append(_axis(sx, first, last, row * rows + 6))
-    out.append("</svg>")
+def runs_overview(ordered: list[RunReport]) -> str:
+    out = ['<section><h2>runs</h2><div class="scroll"><table class="overview"><tr><th>run</th><th>status</th>'
+           '<th>envs</th><th>critical</th><th>warning</th><th>info</th><th>data issues</th></tr>']
+    for run in ordered:
+        n = severity_counts(run)
+        status = status_of(run)
+        reason = f'<div class="quiet">{esc(status_reason(run))}</div>' if status == "unknown" and status_reason(run) else ""
+        out.append(f'<tr><td><a href="#run-{slug(run.run)}">{esc(run.run)}</a>{reason}</td>'
+                   f'<td><span class="status {status}">{status}</span></td>'
+                   f'<td>{len(run.environments)}</td><td>{n["critical"]}</td><td>{n["warning"]}</td>'
+                   f'<td>{n["info"]}</td><td>{len(notable_issues(run.data_issues))}</td></tr>')
+    out.append("</table></div></section>")
     return "".join(out)
 
 
 def state_diagram(run: RunReport) -> str:
+    """One row per env: its state intervals, its eval (else train) line, its incidents beneath."""
     envs, _hidden = envs_to_show(run)
+    first, last = run.step_range or (0, 1)
+    span = max(last - first, 1)
     intervals: dict[str, list] = {}
     for env_id, iv in run.timeline:  # grouped once: linear, not envs x timeline
         intervals.setdefault(env_id, []).append(iv)
     incidents: dict[str, list] = {}
     for w in run.warnings:
         incidents.setdefault(w.env_id, []).append(w)
-    row = 26
-    sx, out = _row_chart(run, "state-diagram", f"state diagram of {run.run}", len(envs), row)
-    for i, env in enumerate(envs):
-        top = i * row + 4
+    out = [f'<div class="rows states" aria-label="curriculum states of {esc(run.run)}">']
+    for env in envs:
         link = f"#chart-{slug(run.run, env.env_id)}"
-        out.append(f'<a href="{link}"><text class="label" x="{LABEL - 8}" y="{top + 16}" '
-                   f'text-anchor="end">{esc(env.env_id)}</text></a>')
+        cells = []
         for iv in intervals.get(env.env_id, ()):
-            x0, x1 = sx(iv.start_step), sx(iv.end_step)
-            out.append(f'<rect class="state {iv.state}" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 1):.1f}" '
-                       f'height="{row - 6}" fill="{STATE_FILL[iv.state]}"><title>{esc(env.env_id)}: {iv.state} '
-                       f'{iv.start_step}..{iv.end_step}</title></rect>')
-        lo, hi = _value_range(env, False)
-        steps, values = env.chart.get("eval") or ([], [])
-        if not steps:
-            steps, values = env.chart.get("train") or ([], [])
-        out.append(_polyline(steps, values, sx, lo, hi, top + 1, row - 8, "overlay"))
-        for w in incidents.get(env.env_id, ()):
-            x0, x1 = sx(w.first_step), sx(w.last_step)
-            colour = SEVERITY_COLOUR[w.severity]
-            out.append(f'<a href="{link}"><rect class="incident-span" x="{x0:.1f}" y="{top - 1}" '
-                       
-                       f'fill-opacity="0.05"><title>{esc(w.severity)} {esc(w.type)} at {w.first_step}: '
-                       f'{esc(w.message)}</title></rect>'
-                       f'<path d="M{x0:.1f},{top + row - 5} l-4,6 h8 z" fill="{colour}"/></a>')
-    return _close_row_chart(run, sx, out, len(envs), row)
+            if iv.state not in STATES:
+                continue
+            a, b = _pct(iv.start_step, first, span), _pct(iv.end_step, first, span)
+            cells.append(f'<span class="iv {iv.state}" style="left:{a:.2f}%;width:{max(b - a, 0.2):.2f}%" '
+                         f'title="{iv.state} {iv.start_step}..{iv.end_step}"></span>')
+        cells.append(_overlay(env, first, span))
+        mine = sorted(incidents.get(env.env_id, ()), key=lambda w: w.first_step)
+        lanes, count = _lanes([(w.first_step, w.last_step) for w in mine])
+        for w, lane in zip(mine, lanes):
+            a, b = _pct(w.first_step, first, span), _pct(w.last_step, first, span)
+            cells.append(f'<a class="mark {w.severity}" href="{link}" style="left:{a:.2f}%;width:{b - a:.2f}%;'
+                         f'top:{22 + 5 * lane}px" title="{esc(w.severity)} {esc(w.type)} {esc(steps_text(w))}"></a>')
+        out.append(f'<div class="row"><a class="label" href="{link}" title="{esc(env.env_id)}">{esc(env.env_id)}</a>'
+                   f'<div class="track" style="height:{22 + 5 * count}px">{"".join(cells)}</div></div>')
+    out.append(_step_axis(first, last))
+    out.append('<div class="axis-title">step</div></div>')
+    return "".join(out)
+
+
+def _overlay(env: EnvHealth, first: int, span: int) -> str:
+    steps, values = _series(env, "eval")
+    if not steps:
+        steps, values = _series(env, "train")
+    steps, values = _thin(steps, values, OVERLAY_POINTS)
+    vals = [v for v in values if _num(v) is not None]
+    if not vals:
+        return ""
+    lo, hi = min(vals), max(vals)
+    if lo >= 0 and hi <= 1:
+        lo, hi = 0.0, 1.0
+    rng = (hi - lo) or 1.0
+    pts = " ".join(f"{(s - first) / span * 1000:.1f},{96 - (v - lo) / rng * 92:.1f}"
+                   for s, v in zip(steps, values) if _num(v) is not None)
+    return f'<svg class="perf" viewBox="0 0 1000 100" preserveAspectRatio="none" aria-hidden="true"><polyline points="{pts}"/></svg>'
 
 
 def incident_timeline(run: RunReport) -> str:
+    """One row per env with incidents; overlapping incidents get lanes of their own."""
     incidents = incidents_worst_first(run)
     if not incidents:
         return '<p class="quiet">No incidents.</p>'
-    envs = sorted({w.env_id for w in incidents})
-    row = 20
-    sx, out = _row_chart(run, "incident-timeline", f"incidents of {run.run}", len(envs), row)
-    for i, env_id in enumerate(envs):
-        top = i * row + 4
-        out.append(f'<text class="label" x="{LABEL - 8}" y="{top + 12}" text-anchor="end">{esc(env_id)}</text>'
-                   f'<line class="grid" x1="{LABEL}" x2="{LABEL + PLOT}" y1="{top + 8}" y2="{top + 8}"/>')
-    for w in sorted(incidents, key=lambda w: ("info", "warning", "critical").index(w.severity)):
-        top = envs.index(w.env_id) * row + 4
-        x0, x1 = sx(w.first_step), sx(w.last_step)
-        out.append(f'<a class="incident" href="#chart-{slug(run.run, w.env_id)}"><rect x="{x0:.1f}" y="{top + 2}" '
-                   f'width="{max(x1 - x0, 4):.1f}" height="12" rx="3" fill="{SEVERITY_COLOUR[w.severity]}">'
-                   f'<title>{esc(w.severity)} {esc(w.type)} {esc(w.env_id)} steps {esc(steps_text(w))}: '
-                   f'{esc(w.message)}</title></rect></a>')
-    return _close_row_chart(run, sx, out, len(envs), row)
-
-
-def env_chart(run: RunReport, env: EnvHealth) -> str:
     first, last = run.step_range or (0, 1)
-    top, height = 10, 200
-    sx = Scale(first, last, 60, W - 80)
-    lo, hi = _value_range(env, True)
-    span = (hi - lo) or 1.0
+    span = max(last - first, 1)
+    out = [f'<div class="rows timeline" aria-label="incidents of {esc(run.run)}">']
+    for env_id in sorted({w.env_id for w in incidents}):
+        mine = sorted((w for w in incidents if w.env_id == env_id), key=lambda w: w.first_step)
+        lanes, count = _lanes([(w.first_step, w.last_step) for w in mine])
+        bars = []
+        for w, lane in zip(mine, lanes):
+            a, b = _pct(w.first_step, first, span), _pct(w.last_step, first, span)
+            bars.append(f'<a class="bar {w.severity}" href="#chart-{slug(run.run, env_id)}" '
+                        f'style="left:{a:.2f}%;width:calc({b - a:.2f}% + 3px);top:{2 + 20 * lane}px" '
+                        f'title="{esc(w.severity)} {esc(w.type)} {esc(env_id)} steps {esc(steps_text(w))}: '
+                        f'{esc(w.message)}">{GLYPH[w.severity]} {esc(TYPE_LABEL.get(w.type, w.type))}</a>')
+        out.append(f'<div class="row"><span class="label" title="{esc(env_id)}">{esc(env_id)}</span>'
+                   f'<div class="track" style="height:{20 * count + 4}px">{"".join(bars)}</div></div>')
+    out.append(_step_axis(first, last))
+    out.append('<div class="axis-title">step</div></div>')
+    return "".join(out)
 
-    def y(v):
-        return top + height - (v - lo) / span * height
 
-    out = [f'<svg class="env-chart" id="svg-{slug(run.run, env.env_id)}" viewBox="0 0 {W} {height + 52}" '
-           f'width="100%" role="img" aria-label="performance of {esc(env.env_id)}">',
-           f'<text class="axis-title" x="{60 + (W - 80) / 2:.0f}" y="{top + height + 40}" '
-           f'text-anchor="middle">step</text>',
-           f'<text class="axis-title" transform="translate(14 {top + height / 2:.0f}) rotate(-90)" '
-           f'text-anchor="middle">{esc(run.performance_metric or "performance")}</text>']
-    for v in nice_ticks(lo, hi, 5):
-        out.append(f'<line class="grid" x1="60" x2="{W - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
-                   f'<text class="tick" x="54" y="{y(v) + 4:.1f}" text-anchor="end">{fmt(v, 2)}</text>')
-    for w in run.warnings:
-        if w.env_id == env.env_id:
-            x0, x1 = sx(w.first_step), sx(w.last_step)
-            out.append(f'<rect class="incident-shade" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 2):.1f}" '
-                       f'height="{height}" fill="{SEVERITY_COLOUR[w.severity]}" fill-opacity="0.12">'
-                       f'<title>{esc(w.type)} ({esc(w.severity)}) {esc(steps_text(w))}</title></rect>')
-    if env.graduation_step is not None:
-        x = sx(env.graduation_step)
-        out.append(f'<line class="graduation" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + height}"/>'
-                   f'<text class="note" x="{x + 4:.1f}" y="{top + 12}">graduated {env.graduation_step}</text>')
-    if env.graduation_baseline:
-        for factor, cls, name in ((1.0, "baseline", "baseline"), (0.85, "threshold warn", "0.85×"),
-                                  (0.70, "threshold crit", "0.70×")):
-            v = env.graduation_baseline * factor
-            out.append(f'<line class="{cls}" x1="60" x2="{W - 20}" y1="{y(v):.1f}" y2="{y(v):.1f}"/>'
-                       f'<text class="note" x="{W - 22}" y="{y(v) - 3:.1f}" text-anchor="end">{name} '
-                       f'{fmt(v)}</text>')
-    train = env.chart.get("train") or ([], [])
-    evals = env.chart.get("eval") or ([], [])
-    out.append(_polyline(*train, sx, lo, hi, top, height, "train"))
-    out.append(_polyline(*evals, sx, lo, hi, top, height, "eval"))
-    out.append(_axis(sx, first, last, top + height))
-    out.append(f'<line class="cursor" x1="0" x2="0" y1="{top}" y2="{top + height}" visibility="hidden"/>')
-    out.append("</svg>")
-    data = {"x0": sx.x0, "w": sx.width, "first": first, "span": sx.span, "train": train, "eval": evals}
-    return f'<div class="chart" data-series="{esc(json.dumps(data, separators=(",", ":")))}">{"".join(out)}' \
-           f'<div class="tip" hidden></div></div>'
+def incident_table(run: RunReport) -> str:
+    incidents = incidents_worst_first(run)
+    if not incidents:
+        return ""
+    out = ['<div class="scroll"><table class="incidents"><tr><th>severity</th><th>type</th><th>env</th>'
+           '<th>steps</th><th>message</th></tr>']
+    for w in incidents:
+        out.append(f'<tr><td><span class="sev {w.severity}">{GLYPH[w.severity]} {w.severity}</span></td>'
+                   f'<td>{esc(w.type).replace("_", "_<wbr>")}</td><td><a href="#chart-{slug(run.run, w.env_id)}">'
+                   f'{esc(w.env_id)}</a></td><td>{esc(steps_text(w))}</td><td class="message">{esc(w.message)}</td></tr>')
+    out.append("</table></div>")
+    return "".join(out)
+
+
+def env_chart(run: RunReport, env: EnvHealth, charts: Charts, across: dict) -> str:
+    first, last = run.step_range or (0, 1)
+    anchor = slug(run.run, env.env_id)
+    status = status_of(env)
+    facts = (f"{env.current_state} · train {fmt(env.current_train_performance)} · eval "
+             f"{fmt(env.current_eval_performance)} · peak {fmt(env.peak_performance)} · {env.performance_trend}")
+    group = across.get((env.env_id, run.performance_metric))
+    link = f' · <a href="#across-{group}">across runs</a>' if group else ""
+    out = [f'<div class="env" id="chart-{anchor}"><h4>{esc(env.env_id)} <span class="status {status}">{status}</span> '
+           f'<span class="quiet">{esc(facts)}</span>{link}</h4>']
+    if status == "unknown":
+        out.append(f'<p class="unknown-reason"><b>unknown:</b> {esc(status_reason(env) or "could not be judged")}</p>')
+    train, evals = _series(env, "train"), _series(env, "eval")
+    env_incidents = sorted((w for w in run.warnings if w.env_id == env.env_id), key=lambda w: w.first_step)
+    if train[0] or evals[0]:
+        levels = env.chart.get("levels") if isinstance(env.chart.get("levels"), dict) else {}
+        index = charts.add({
+            "kind": "env", "metric": run.performance_metric or "performance", "range": [first, last],
+            "train": train, "eval": evals, "graduation": env.graduation_step,
+            "levels": {k: _num(v) for k, v in levels.items() if _num(v) is not None},
+            "incidents": [{"type": w.type, "label": TYPE_LABEL.get(w.type, w.type), "severity": w.severity,
+                           "first": w.first_step, "last": w.last_step} for w in env_incidents]})
+        charts.env_index[(run.run, env.env_id)] = index
+        out.append(f'<div class="plot" data-chart="{index}" tabindex="0" role="img" '
+                   f'aria-label="{esc(run.performance_metric or "performance")} of {esc(env.env_id)} by step"></div>')
+    if env_incidents:
+        out.append('<ul class="env-incidents">' + "".join(
+            f'<li><span class="sev {w.severity}">{GLYPH[w.severity]} {w.severity}</span> <b>{esc(w.type)}</b> '
+            f'{esc(steps_text(w))}: {esc(w.message)}</li>' for w in env_incidents) + "</ul>")
+    out.append(f'<p class="note">{esc(_drawn_note(env))}</p></div>')
+    return "".join(out)
 
 
 def _drawn_note(env: EnvHealth) -> str:
-    counts = env.chart.get("points", {})
-    drawn = {k: len((env.chart.get(k) or ([], []))[0]) for k in ("train", "eval")}
+    counts = env.chart.get("points") if isinstance(env.chart.get("points"), dict) else {}
+    drawn = {k: len(_series(env, k)[0]) for k in ("train", "eval")}
     parts = [f"{k} {counts.get(k, 0):,} points" + (f" (drawn: {drawn[k]:,}, each bucket's min and max)"
                                                   if drawn[k] < counts.get(k, 0) else "")
              for k in ("train", "eval") if counts.get(k)]
@@ -220,74 +402,22 @@ def _drawn_note(env: EnvHealth) -> str:
     return note
 
 
-def render_html(report: Report) -> str:
-    report = inert_report(report)
-    c = report.counts()
-    envs = [e for r in report.runs for e in r.environments]
-    by_status = {s: sum(1 for e in envs if e.health_status == s) for s in STATUS_COLOUR}
-    runs_by_status = {s: sum(1 for r in report.runs if r.health_status == s) for s in STATUS_COLOUR}
-    body = [f'<header><h1>curriwatch report <span class="status {report.health_status}">{report.health_status}</span>'
-            f'</h1><p class="quiet">{esc(report.logdir or "online runs")} · curriwatch {esc(report.curriwatch_version)}'
-            f'</p></header>',
-            '<section class="summary">',
-            _card("runs", len(report.runs), runs_by_status), _card("environments", len(envs), by_status),
-            '<div class="card"><h3>incidents</h3>' + "".join(
-                f'<div><span class="dot" style="background:{SEVERITY_COLOUR[s]}"></span>{c[s]} {s}</div>'
-                for s in ("critical", "warning", "info")) + "</div>",
-            '<div class="card legend"><h3>legend</h3>' + "".join(
-                f'<div><span class="swatch" style="background:{STATE_FILL[s]}"></span>{s}</div>' for s in STATE_FILL)
-            + '<div><span class="line eval"></span>eval</div><div><span class="line train"></span>train</div></div>',
-            "</section>"]
-    ordered = runs_worst_first(report)
-    if len(report.runs) > 1:
-        body.append('<section><h2>runs</h2><table class="overview"><tr><th>run</th><th>status</th><th>envs</th>'
-                    '<th>critical</th><th>warning</th><th>info</th><th>data issues</th></tr>')
-        for run in ordered:
-            n = severity_counts(run)
-            body.append(f'<tr><td><a href="#run-{slug(run.run)}">{esc(run.run)}</a></td>'
-                        f'<td><span class="status {run.health_status}">{run.health_status}</span></td>'
-                        f'<td>{len(run.environments)}</td><td>{n["critical"]}</td><td>{n["warning"]}</td>'
-                        f'<td>{n["info"]}</td><td>{len(notable_issues(run.data_issues))}</td></tr>')
-        body.append("</table></section>")
-    for run in ordered:
-        body.append(_run_section(run))
-    return PAGE.replace("{{BODY}}", "\n".join(body)).replace("{{TITLE}}", esc(f"curriwatch: {report.logdir}"))
-
-
-def _card(title: str, total: int, by_status: dict) -> str:
-    return (f'<div class="card"><h3>{total} {title}</h3>' + "".join(
-        f'<div><span class="dot" style="background:{STATUS_COLOUR[s]}"></span>{n} {s}</div>'
-        for s, n in by_status.items()) + "</div>")
-
-
-def _run_section(run: RunReport) -> str:
+def run_section(run: RunReport, charts: Charts, across: dict) -> str:
+    status = status_of(run)
     out = [f'<section class="run" id="run-{slug(run.run)}"><h2>{esc(run.run)} '
-           f'<span class="status {run.health_status}">{run.health_status}</span></h2>',
-           f'<p class="quiet">{esc(run_facts(run))}</p>',
-           "<h3>curriculum states</h3>", state_diagram(run) if run.environments else "",
-           "<h3>incidents</h3>", incident_timeline(run)]
-    incidents = incidents_worst_first(run)
-    if incidents:
-        out.append('<table class="incidents"><tr><th>severity</th><th>type</th><th>env</th><th>steps</th>'
-                   '<th>message</th></tr>')
-        for w in incidents:
-            out.append(f'<tr><td><span class="sev {w.severity}">{w.severity}</span></td><td>{esc(w.type)}</td>'
-                       f'<td><a href="#chart-{slug(run.run, w.env_id)}">{esc(w.env_id)}</a></td>'
-                       f'<td>{esc(steps_text(w))}</td><td>{esc(w.message)}</td></tr>')
-        out.append("</table>")
-    out.append(html_lessons(run, esc))
-    out.append("<h3>environments</h3>")
+           f'<span class="status {status}">{status}</span></h2>',
+           f'<p class="quiet">{esc(run_facts(run))}</p>']
+    if status == "unknown":
+        out.append(f'<p class="unknown-reason"><b>unknown:</b> {esc(status_reason(run) or "could not be judged")}</p>')
+    if run.environments:
+        out += ["<h3>curriculum states</h3>", state_diagram(run)]
+    out += ["<h3>incidents</h3>", incident_timeline(run), incident_table(run), html_lessons(run, esc),
+            "<h3>environments</h3>"]
     envs, hidden = envs_to_show(run)
     if hidden:
         out.append(f'<p class="note">{hidden} more environment(s) not drawn (the worst {len(envs)} are); '
                    'the full list is in <code>curriwatch report --format json</code>.</p>')
-    for env in envs:
-        out.append(f'<div class="env" id="chart-{slug(run.run, env.env_id)}"><h4>{esc(env.env_id)} '
-                   f'<span class="status {env.health_status}">{env.health_status}</span> '
-                   f'<span class="quiet">{env.current_state} · train {fmt(env.current_train_performance)} · '
-                   f'eval {fmt(env.current_eval_performance)} · peak {fmt(env.peak_performance)} · '
-                   f'{env.performance_trend}</span></h4>{env_chart(run, env)}'
-                   f'<p class="note">{esc(_drawn_note(env))}</p></div>')
+    out += [env_chart(run, env, charts, across) for env in envs]
     if run.data_issues:
         out.append("<details><summary>data issues</summary><ul>" + "".join(
             f"<li><code>{esc(d.kind)}</code> {esc(d.path)}: {esc(d.detail)}</li>" for d in run.data_issues)
@@ -296,78 +426,60 @@ def _run_section(run: RunReport) -> str:
     return "\n".join(out)
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{TITLE}}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;
- padding:16px 24px;color:#111827;background:#fff}
-h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 4px;border-top:1px solid #e5e7eb;padding-top:16px}
-h3{font-size:14px;margin:16px 0 6px;color:#374151}h4{font-size:14px;margin:18px 0 2px}
-.quiet,.note{color:#6b7280}.note{font-size:12px;margin:0 0 6px}
-.status,.sev{border-radius:9px;padding:1px 8px;font-size:12px;color:#fff;vertical-align:middle}
-.healthy{background:#16a34a}.unknown{background:#7c3aed}.warning{background:#d97706}.critical{background:#dc2626}.info{background:#2563eb}
-.summary{display:flex;gap:12px;flex-wrap:wrap}.card{border:1px solid #e5e7eb;border-radius:8px;padding:8px 14px;
- min-width:150px}.card h3{margin:2px 0 6px}
-.dot{display:inline-block;width:9px;height:9px;border-radius:5px;margin-right:6px}
-.swatch{display:inline-block;width:14px;height:10px;margin-right:6px;border:1px solid #d1d5db}
-.line{display:inline-block;width:16px;height:0;margin:0 6px 3px 0;border-top:2px solid}
-.line.eval{border-color:#111827}.line.train{border-color:#60a5fa}
-table{border-collapse:collapse;margin:6px 0}td,th{border-bottom:1px solid #e5e7eb;padding:3px 10px;text-align:left;
- vertical-align:top}th{color:#374151}
-svg text{font-size:11px;fill:#374151}svg .axis-title{font-size:12px;fill:#111827}svg .label{font-size:12px;fill:#111827}
-.axis{stroke:#9ca3af}.tick{stroke:#9ca3af}.grid{stroke:#f3f4f6}
-polyline{fill:none;stroke-linejoin:round}polyline.eval{stroke:#111827;stroke-width:1.5}
-polyline.train{stroke:#60a5fa;stroke-width:1}polyline.overlay{stroke:#1f2937;stroke-width:1.2;opacity:.8}
-.graduation{stroke:#16a34a;stroke-dasharray:4 3}.baseline{stroke:#16a34a}
-.threshold{stroke-dasharray:6 4}.threshold.warn{stroke:#d97706}.threshold.crit{stroke:#dc2626}
-.cursor{stroke:#6b7280}.chart{position:relative}
-.tip{position:absolute;top:4px;background:#111827;color:#fff;font-size:12px;padding:3px 8px;border-radius:4px;
- pointer-events:none;white-space:nowrap}
-a{color:#1d4ed8;text-decoration:none}a:hover{text-decoration:underline}
-</style></head>
-<body>
-{{BODY}}
-<script>
-(function () {
-  "use strict";
-  window.addEventListener("error", function (e) { document.body.dataset.errors = String(e.message); });
-  function nearest(steps, step) {
-    var lo = 0, hi = steps.length - 1;
-    if (hi < 0) { return -1; }
-    while (lo < hi) { var mid = (lo + hi) >> 1; if (steps[mid] < step) { lo = mid + 1; } else { hi = mid; } }
-    if (lo > 0 && Math.abs(steps[lo - 1] - step) < Math.abs(steps[lo] - step)) { lo -= 1; }
-    return lo;
-  }
-  var charts = document.querySelectorAll("div.chart");
-  charts.forEach(function (chart) {
-    var data = JSON.parse(chart.dataset.series);
-    var svg = chart.querySelector("svg"), tip = chart.querySelector(".tip"), cursor = svg.querySelector(".cursor");
-    svg.addEventListener("mousemove", function (ev) {
-      var box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;
-      var x = (ev.clientX - box.left) / scale;
-      var step = data.first + (x - data.x0) / data.w * data.span;
-      var near = 8 * data.span / data.w;  // a point within 8 px of the cursor, never a stale one
-      var parts = [];
-      if (x >= data.x0 && x <= data.x0 + data.w) {
-        ["eval", "train"].forEach(function (name) {
-          var s = data[name][0], i = nearest(s, step);
-          if (i >= 0 && Math.abs(s[i] - step) <= near) {
-            parts.push(name + " " + data[name][1][i].toPrecision(3) + " @ " + s[i]);
-          }
-        });
-      }
-      if (!parts.length) { tip.hidden = true; cursor.setAttribute("visibility", "hidden"); return; }
-      tip.textContent = "step " + Math.round(step) + ": " + parts.join(", ");
-      tip.hidden = false;
-      tip.style.left = Math.min(ev.clientX - box.left + 12, box.width - 260) + "px";
-      cursor.setAttribute("x1", x); cursor.setAttribute("x2", x); cursor.setAttribute("visibility", "visible");
-    });
-    svg.addEventListener("mouseleave", function () { tip.hidden = true; cursor.setAttribute("visibility", "hidden"); });
-  });
-  document.body.dataset.charts = String(charts.length);
-  document.body.dataset.renderMs = String(Math.round(performance.now()));
-})();
-</script>
-</body></html>
-"""
+def across_groups(report: Report) -> dict[tuple[str, str | None], str]:
+    """(env_id, performance metric) -> anchor, for every env id drawn in two runs or more."""
+    seen: dict[tuple[str, str | None], list[str]] = {}
+    for run in report.runs:
+        for env in envs_to_show(run)[0]:
+            if env.chart.get("train", ([], []))[0] or env.chart.get("eval", ([], []))[0]:
+                seen.setdefault((env.env_id, run.performance_metric), []).append(run.run)
+    return {key: slug("across", key[0], key[1] or "") for key, runs in seen.items() if len(runs) > 1}
+
+
+def across_runs_section(ordered: list[RunReport], charts: Charts, across: dict) -> str:
+    """One chart per env id found in several runs: that env's performance in each run, overlaid."""
+    if not across:
+        return ""
+    out = ['<section class="across" id="across"><h2>across runs</h2><p class="quiet">Each env found in several '
+           'runs, with its performance (eval where logged, else train) in every run overlaid; the legend names '
+           'the runs (worst first) and toggles them.</p>']
+    for (env_id, metric), anchor in sorted(across.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        members = [(run, charts.env_index[(run.run, env_id)]) for run in ordered
+                   if run.performance_metric == metric and (run.run, env_id) in charts.env_index]
+        drawn, more = members[:ACROSS_MAX_RUNS], members[ACROSS_MAX_RUNS:]
+        index = charts.add({"kind": "across", "metric": metric or "performance",
+                            "members": [{"run": run.run, "chart": i} for run, i in drawn]})
+        note = (f"{len(members)} runs. Lines are the drawn (decimated) series of each run's own chart"
+                + (f"; {len(more)} more run(s) not drawn (their own charts are above): "
+                   + ", ".join(r.run for r, _ in more[:10]) + (", …" if len(more) > 10 else "") if more else "")
+                + ". With smoothing on, the lines are smoothed.")
+        out.append(f'<div class="env" id="across-{anchor}"><h4>{esc(env_id)} <span class="quiet">· '
+                   f'{esc(metric or "performance")} · {len(drawn)} runs</span></h4>'
+                   f'<div class="plot" data-chart="{index}" tabindex="0" role="img" '
+                   f'aria-label="{esc(env_id)} across runs"></div><p class="note">{esc(note)}</p></div>')
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def render_html(report: Report) -> str:
+    report = inert_report(report)
+    ordered = runs_worst_first(report)
+    charts = Charts()
+    across = across_groups(report)
+    body = [header(report), summary(report), colour_key(), toolbar()]
+    if len(report.runs) > 1:
+        body.append(runs_overview(ordered))
+    body += [run_section(run, charts, across) for run in ordered]
+    body.append(across_runs_section(ordered, charts, across))
+    data = {"colours": COLOURS, "palette": RUN_PALETTE, "charts": charts.specs}
+    return page(f"curriwatch: {report.logdir}", "\n".join(body), data)
+
+
+def page(title: str, body: str, data: dict) -> str:
+    colours = ";".join(f"--{k}:{v}" for k, v in COLOURS.items())
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<style>\n{asset("uPlot.min.css")}\n:root{{{colours}}}\n{asset("report.css")}</style></head>\n'
+            f'<body>\n{body}\n{json_script(data, "cw-data")}\n'
+            f'<script>\n{asset("uPlot.iife.min.js")}\n</script>\n<script>\n{asset("report.js")}</script>\n'
+            '</body></html>\n')
