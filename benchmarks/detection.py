@@ -1,6 +1,10 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|both] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+
+`--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
+shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. The
+default corpus below is unchanged (VERSION 2) so its figures stay comparable.
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
 repo) a corpus of runs written by the real writers (tensorboardX event files, wandb offline runs),
@@ -400,15 +404,19 @@ def match(labels: list[dict], detections: list[dict], intervals: dict[str, int])
     return out
 
 
-def analyze_corpus(root: Path) -> tuple[list[dict], dict[str, int], list[str]]:
-    """curriwatch over each convention group: detections, eval interval per run, errors."""
+def analyze_corpus(root: Path) -> tuple[list[dict], dict[str, int], list[str], list[str]]:
+    """curriwatch over each convention group: detections, tolerance unit per run (its eval interval,
+    or the plan's `tolerance_unit`), errors (a group that did not load or analyse) and problems (a
+    planned run or env missing from the report, or judged `unknown`)."""
     import curriwatch
 
-    detections, intervals, errors = [], {}, []
+    detections, intervals, errors, problems = [], {}, [], []
     for group in sorted(p for p in root.iterdir() if p.is_dir()):
+        planned = {}
         for plan in group.glob("*/plan.json"):
             meta = json.loads(plan.read_text())
-            intervals[meta["name"]] = meta["eval_every"]
+            intervals[meta["name"]] = meta.get("tolerance_unit") or meta["eval_every"]
+            planned[meta["name"]] = [e["name"] for e in meta["envs"]]
         cfg = group / "curriwatch.yaml"
         try:
             ingest = curriwatch.load(str(group), config=str(cfg) if cfg.exists() else None)
@@ -416,36 +424,80 @@ def analyze_corpus(root: Path) -> tuple[list[dict], dict[str, int], list[str]]:
         except Exception as err:  # noqa: BLE001 - measured and reported, not hidden
             errors.append(f"{group.name}: {type(err).__name__}: {err}")
             continue
+        seen: dict[str, set] = {}
         for run in report["runs"]:
             name = run["run"].split("/")[0]
+            seen.setdefault(name, set()).update(e["env_id"] for e in run["environments"])
+            failed = [i["detail"] for i in run["data_issues"] if i["kind"] == "analysis_error"]
+            if run["health_status"] == "unknown" or failed:
+                problems.append(f"{group.name}/{run['run']}: run {run['health_status']}"
+                                f"{': ' + run['status_reason'] if run.get('status_reason') else ''}"
+                                f"{' (analysis_error: ' + '; '.join(failed) + ')' if failed else ''}")
+            for env in run["environments"]:
+                if env["health_status"] == "unknown" and run["health_status"] != "unknown":
+                    problems.append(f"{group.name}/{run['run']}: env {env['env_id']} unknown: "
+                                    f"{env.get('status_reason')}")
             for w in run["warnings"]:
                 detections.append({"run": name, "env": w["env_id"], "type": w["type"],
                                    "first_step": w["first_step"], "severity": w["severity"]})
-    return detections, intervals, errors
+        for name, envs in sorted(planned.items()):
+            if name not in seen:
+                problems.append(f"{group.name}/{name}: no run of this folder in the report")
+            elif missing := [e for e in envs if e not in seen[name]]:
+                problems.append(f"{group.name}/{name}: env(s) missing from the report: {', '.join(missing)}")
+    return detections, intervals, errors, problems
 
 
-def shape_breakdown(labels: list[dict], scores: dict) -> dict:
+def breakdown(labels: list[dict], scores: dict, key) -> dict:
+    """Recall per group of labels; key(label) gives the label's group names."""
     missed = {(m["run"], m["env"], m["type"]) for s in scores.values() for m in s["missed"]}
     table: dict[str, list[int]] = {}
     for l in labels:
         hit = (l["run"], l["env"], l["type"]) not in missed
-        row = table.setdefault(l["shape"], [0, 0])
-        row[0] += hit
-        row[1] += 1
+        for name in key(l):
+            row = table.setdefault(name, [0, 0])
+            row[0] += hit
+            row[1] += 1
     return {k: {"found": v[0], "labels": v[1], "recall": v[0] / v[1]} for k, v in sorted(table.items())}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--small", action="store_true", help="12 runs instead of 60")
-    ap.add_argument("--json", action="store_true", help="print the scores as JSON")
-    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
-    ap.add_argument("--rebuild", action="store_true")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--runs", type=int, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    n_runs = args.runs or (12 if args.small else 60)
-    root = args.cache / f"detection-{VERSION}-{n_runs}runs-s{args.seed}"
+def shape_breakdown(labels: list[dict], scores: dict) -> dict:
+    return breakdown(labels, scores, lambda l: [l["shape"]])
+
+
+def false_positive_breakdown(scores: dict, plans: dict[str, dict]) -> dict:
+    """Unmatched incidents per convention and per what the env truly was (its event or negative)."""
+    by_conv: dict[str, int] = {}
+    by_truth: dict[str, int] = {}
+    for typ, s in scores.items():
+        for d in s["false_positives"]:
+            plan = plans.get(d["run"], {})
+            truth = next((e["event"] for e in plan.get("envs", []) if e["name"] == d["env"]), "not in the plan")
+            conv = plan.get("convention", "?")
+            by_conv[conv] = by_conv.get(conv, 0) + 1
+            key = f"{typ} on {truth}"
+            by_truth[key] = by_truth.get(key, 0) + 1
+    return {"by_convention": dict(sorted(by_conv.items())),
+            "by_type_and_truth": dict(sorted(by_truth.items(), key=lambda kv: -kv[1]))}
+
+
+def load_plans(root: Path) -> dict[str, dict]:
+    return {m["name"]: m for m in (json.loads(p.read_text()) for p in root.glob("*/*/plan.json"))}
+
+
+def run_corpus(which: str, args) -> dict:
+    """Build (once) and score one corpus; returns its result dict."""
+    if which == "wide":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import detection_corpus_wide as wide
+
+        n_runs = args.runs or (wide.SMALL_RUNS if args.small else wide.N_RUNS)
+        root = args.cache / f"detection-wide-{wide.VERSION}-{n_runs}runs-s{args.seed}"
+        builder = wide.build
+    else:
+        n_runs = args.runs or (12 if args.small else 60)
+        root = args.cache / f"detection-{VERSION}-{n_runs}runs-s{args.seed}"
+        builder = build
     t0 = time.perf_counter()
     if args.rebuild and root.exists():
         shutil.rmtree(root)
@@ -454,34 +506,78 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root)
         root.mkdir(parents=True)
         print(f"building {n_runs} runs in {root} ...", file=sys.stderr)
-        build(root, n_runs, args.seed)
+        builder(root, n_runs, args.seed)
     t_build = time.perf_counter() - t0
     labels = json.loads((root / "labels.json").read_text())
-    detections, intervals, errors = analyze_corpus(root)
+    detections, intervals, errors, problems = analyze_corpus(root)
     t_analyze = time.perf_counter() - t0 - t_build
     scores = match(labels, detections, intervals)
-    result = {"corpus": str(root), "runs": n_runs, "labels": len(labels), "detections": len(detections),
-              "errors": errors, "tolerance_eval_intervals": TOLERANCE_INTERVALS, "rules": scores,
+    result = {"corpus": str(root), "name": which, "runs": n_runs, "labels": len(labels),
+              "detections": len(detections), "errors": errors, "problems": problems,
+              "tolerance_eval_intervals": TOLERANCE_INTERVALS, "rules": scores,
               "by_shape": shape_breakdown(labels, scores),
+              "false_positives": false_positive_breakdown(scores, load_plans(root)),
               "seconds": {"build": round(t_build, 1), "analyze": round(t_analyze, 1)}}
-    if args.json:
-        print(json.dumps(result, indent=1))
-        return 0
+    if labels and "tags" in labels[0]:  # the wide corpus labels its metric kind, noise and shape tags
+        result["by_kind"] = breakdown(labels, scores, lambda l: [l["kind"]])
+        result["by_noise"] = breakdown(labels, scores, lambda l: [l["noise"]])
+        result["by_tag"] = breakdown(labels, scores, lambda l: l["tags"])
+    return result
+
+
+def print_result(result: dict) -> None:
     fmt = lambda v, p=2: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    print(f"corpus {root} — {n_runs} runs, {len(labels)} labelled events, {len(detections)} incidents; "
-          f"match: same run/env/type, onset within {TOLERANCE_INTERVALS} eval intervals")
+    unit = "tolerance units (the eval interval, see the wide corpus's docstring)" if result["name"] == "wide" \
+        else "eval intervals"
+    print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
+          f"{result['detections']} incidents; match: same run/env/type, onset within "
+          f"{TOLERANCE_INTERVALS} {unit}")
     print(f"{'rule':<24} {'labels':>6} {'found':>6} {'incid.':>6} {'recall':>7} {'precis.':>7} "
           f"{'onset med':>9} {'onset max':>9} {'severity':>8} {'rec.any':>7}")
-    for typ, s in scores.items():
+    for typ, s in result["rules"].items():
         print(f"{typ:<24} {s['labels']:>6} {s['matched']:>6} {s['detections']:>6} {fmt(s['recall']):>7} "
               f"{fmt(s['precision']):>7} {fmt(s['onset_error_median'], 1):>9} {fmt(s['onset_error_max'], 1):>9} "
               f"{fmt(s['severity_agreement']):>8} {fmt(s['recall_any_onset']):>7}")
-    print("\nrecall by shape (convention/logging/states):")
-    for shape, s in result["by_shape"].items():
-        print(f"  {shape:<34} {s['found']:>3}/{s['labels']:<3} {s['recall']:.2f}")
-    for e in errors:
+    sections = [("by_shape", "recall by shape (convention/logging/states)"), ("by_kind", "recall by metric kind"),
+                ("by_noise", "recall by noise"), ("by_tag", "recall by logging-shape tag")]
+    for key, title in sections:
+        if key in result:
+            print(f"\n{title}:")
+            for shape, s in result[key].items():
+                print(f"  {shape:<34} {s['found']:>3}/{s['labels']:<3} {s['recall']:.2f}")
+    fp = result["false_positives"]
+    if fp["by_convention"]:
+        print("\nunmatched incidents by convention: " + ", ".join(f"{k} {v}" for k, v in fp["by_convention"].items()))
+        print("unmatched incidents by type and the env's truth: "
+              + ", ".join(f"{k} {v}" for k, v in fp["by_type_and_truth"].items()))
+    for e in result["errors"]:
         print(f"error: {e}")
-    print(f"\nbuild {t_build:.1f} s (cached afterwards), load+analyze {t_analyze:.1f} s")
+    for e in result["problems"]:
+        print(f"problem: {e}")
+    print(f"\nbuild {result['seconds']['build']:.1f} s (cached afterwards), "
+          f"load+analyze {result['seconds']['analyze']:.1f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", choices=("default", "wide", "both"), default="default",
+                    help="the default corpus (60 runs), the wide one (120 runs), or both tables")
+    ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
+    ap.add_argument("--json", action="store_true", help="print the scores as JSON")
+    ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--runs", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    names = ("default", "wide") if args.corpus == "both" else (args.corpus,)
+    results = {name: run_corpus(name, args) for name in names}
+    if args.json:
+        print(json.dumps(results if len(results) > 1 else results[names[0]], indent=1))
+        return 0
+    for k, name in enumerate(names):
+        if k:
+            print()
+        print_result(results[name])
     return 0
 
 

@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-SPEC = importlib.util.spec_from_file_location("detection", Path(__file__).parents[1] / "benchmarks" / "detection.py")
+BENCH = Path(__file__).parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))  # detection.py imports its sibling detection_corpus_wide
+SPEC = importlib.util.spec_from_file_location("detection", BENCH / "detection.py")
 detection = importlib.util.module_from_spec(SPEC)
 sys.modules.setdefault("detection", detection)  # dataclasses look their module up
 SPEC.loader.exec_module(detection)
@@ -64,3 +66,49 @@ def test_tiny_corpus_is_built_labelled_and_scored(tmp_path, capsys):
     assert all(list((root / p["convention"] / p["name"]).glob("events.out.tfevents.*")) for p in plans)
     for typ, s in out["rules"].items():
         assert s["matched"] <= min(s["labels"], s["detections"]), typ
+
+
+def test_tiny_wide_corpus_covers_every_convention_and_is_read_whole(tmp_path):
+    """One short run of each wide convention: every label is on a planned env of a planned run, with its
+    onset inside the run's steps, and curriwatch reads every planned run and env (no errors, nothing
+    missing from the report) — whatever the rules then find; the scorer takes each run's tolerance unit."""
+    import detection_corpus_wide as wide
+
+    labels = wide.build(tmp_path, len(wide.GROUPS), 5, points=(500, 700))
+    plans = detection.load_plans(tmp_path)
+    assert sorted(p["convention"] for p in plans.values()) == sorted(wide.GROUPS)
+    assert labels == json.loads((tmp_path / "labels.json").read_text()) and labels
+    for l in labels:
+        plan = plans[l["run"]]
+        env = next(e for e in plan["envs"] if e["name"] == l["env"])
+        assert l["type"] in (env["event"], *(t for t, _ in env["extra"])), l
+        last = plan["unit"] * (plan["length"] - 1 + plan["offset"])
+        assert 0 <= l["onset"] <= last and l["onset"] % plan["unit"] == 0, l
+    detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
+    assert errors == []
+    assert not [p for p in problems if "missing" in p or "no run" in p], problems
+    assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
+    scores = detection.match(labels, detections, intervals)
+    for typ, s in scores.items():
+        assert s["matched"] <= min(s["labels"], s["detections"]), typ
+
+
+def test_both_corpora_print_both_tables(monkeypatch, capsys):
+    labels = [_label("a", "eval_gap", 100)]
+    scores = detection.match(labels, [_det("a", "eval_gap", 110)], {"r": 10})
+    seen = []
+
+    def fake_run_corpus(name, args):
+        seen.append(name)
+        return {"corpus": f"/cache/{name}", "name": name, "runs": 1, "labels": 1, "detections": 1,
+                "errors": [], "problems": [], "rules": scores, "by_shape": detection.shape_breakdown(labels, scores),
+                "false_positives": detection.false_positive_breakdown(scores, {}),
+                "seconds": {"build": 0.0, "analyze": 0.0}}
+
+    monkeypatch.setattr(detection, "run_corpus", fake_run_corpus)
+    assert detection.main(["--corpus", "both"]) == 0
+    text = capsys.readouterr().out
+    assert seen == ["default", "wide"]
+    assert text.count("\nrule ") == 2 and "/cache/default" in text and "/cache/wide" in text
+    assert detection.main(["--corpus", "both", "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)) == {"default", "wide"}
