@@ -63,9 +63,10 @@ Labels (same semantics as the default corpus, in the units above; an env may car
   eval_gap              the env's evals stop (>= max(8 x max(50 steps, eval interval), 2 W) before the run
                         ends) while the run goes on; onset = the first scheduled eval that did not come
   prolonged_training    active without graduating for more than 10 W: a steady riser (+0.03..0.045 skill per
-                        W, never plateauing, below 0.65) whose span is 11.5..13 W; also any stagnant env
-                        active >= 11.5 W; onset = activation + 10 W. Spans between 8 W and 11.5 W are never
-                        generated (no ambiguous cases)
+                        W, never plateauing, below 0.65) whose span is 11.5..13 W; onset = activation + 10 W.
+                        Spans between 8 W and 11.5 W are never generated (no ambiguous cases). A stagnant env
+                        active >= 11.5 W is labelled as stagnant only: one event, one incident (its stall is
+                        why it stays active)
   clean negatives       healthy, noisy_healthy (heavy noise), slow_learner (graduates at 3..5 W), level_shift
                         (+0.02 / -0.03 after graduation), single_outlier (one judged point at skill 0.05)
 Visibility: an event's noise is drawn until its sd (skill units; binomial taken at p = 0.5) is at most
@@ -88,7 +89,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the writers the tests use
 
-VERSION = 1
+VERSION = 2  # 2: stagnant envs no longer carry a prolonged_training label as well
 N_RUNS = 120
 SMALL_RUNS = 20
 STAGNATION_WINDOW = 100
@@ -377,13 +378,12 @@ def _place(env: WEnv, run: dict, rng, prolonged: bool) -> float | None:
         elif ev_type == "training_stagnation":
             env.tau = float(rng.uniform(1.5, 2.5) * W)
             span = L - env.unlock
-            # A third stay active long enough to be prolonged as well; the others end within 8 W.
+            # A third stay active for more than 10 W; the others end within 8 W. A stalled env that stays
+            # active is one event: its stagnation (prolonged_training would repeat it; not labelled).
             if span > 8 * W and (span < 11.5 * W or rng.random() < 0.65):
                 env.unlock = L - int(rng.uniform(6, 8) * W)
             env.onset = env.unlock + int(rng.uniform(0.6, 1.5) * W)
             if L - env.onset >= 4 * W:
-                if L - env.unlock >= 11.5 * W:
-                    env.extra.append(("prolonged_training", env.unlock + 10 * W))
                 return 0.08
         elif ev_type == "performance_volatility":
             half = max(int(rng.uniform(0.45, 0.8) * W), 4 * math.ceil(J), 3 * (ev or 0))

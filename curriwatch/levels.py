@@ -14,7 +14,8 @@ from .segments import Noise, Segments, noise_model, segment
 
 SUSTAINED_POINTS = 3  # a level counts as held when a segment of at least this many points holds it
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
-SHARED_START_SPREAD = 0.25  # envs measure on one scale when their starts agree within this x their gain
+SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
+SHARED_TOP_ENVS = 0.4  # ... at least this share of them
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
@@ -98,9 +99,12 @@ def own_scale(env: EnvData) -> tuple[float, float] | None:
 
 
 def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
-    """The scale a run's envs share, (median start, upper-quartile top), when they measure on one scale:
-    rates in [0, 1], or starts that agree within SHARED_START_SPREAD x their median gain. An env
-    far below what its siblings reach has not graduated. None with fewer than 2 envs."""
+    """The scale a run's envs share, (start, top), when they measure on one scale, else None: an env
+    far below what its siblings reach has not graduated. Rates in [0, 1] share one (start: the median
+    start, top: the upper-quartile top). Other metrics share one when several envs (at least 2, and
+    SHARED_TOP_ENVS of those that learned) reach the same top, within SHARED_TOP_SPREAD x the
+    median gain of the upper-quartile top: then (their median start, that top). Envs whose
+    returns live on different scales (e.g. different games) reach different tops and share none."""
     scales, rates = [], True
     for env in envs:
         s = own_scale(env)
@@ -113,10 +117,16 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
         return None
     starts = np.array([s[0] for s in scales])
     tops = np.array([s[1] for s in scales])
+    top = float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
+    if rates:
+        return float(np.median(starts)), top
     gain = float(np.median(tops - starts))
-    if not rates and not (gain > 0 and np.ptp(starts) <= SHARED_START_SPREAD * gain):
+    if not gain > 0:
         return None
-    return float(np.median(starts)), float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
+    near = np.abs(tops - top) <= SHARED_TOP_SPREAD * gain
+    if near.sum() < 2 or near.mean() < SHARED_TOP_ENVS:
+        return None
+    return float(np.median(starts[near])), float(np.median(tops[near]))
 
 
 def env_scale(env: EnvData) -> tuple[float, float] | None:
@@ -130,7 +140,7 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
     return min(own[0], ref[0]), max(own[1], ref[1])
 
 
-def _phases(seg: Segments, merge_within: float) -> list[tuple[int, int, float, float, float]]:
+def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int, int, float, float, float]]:
     """Consecutive segments grouped into phases (first segment, last segment, level, z-level, its
     standard error): a new phase starts where the level moves by more than `merge_within` from the
     current phase's level. Segments made only of outliers are skipped."""
@@ -143,7 +153,7 @@ def _phases(seg: Segments, merge_within: float) -> list[tuple[int, int, float, f
         out.append((cur[0], cur[-1], float(np.average(seg.level[cur], weights=c)),
                     float(np.average(seg.zlevel[cur], weights=wz)), float(1.0 / np.sqrt(wz.sum()))))
 
-    for j in range(len(seg)):
+    for j in (range(len(seg)) if segments is None else segments):
         if seg.count[j] == 0:
             continue
         if cur and abs(seg.level[j] - float(np.average(seg.level[cur], weights=seg.count[cur]))) > merge_within:
@@ -165,7 +175,28 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     seg, steps = f.segments, f.series.steps
     if len(seg) < SWITCH_CHANGES + 1 or not scale > 0:
         return []
-    phases = _phases(seg, 0.5 * SWITCH_SHARE * scale)
+    seg_steps = steps[seg.bounds[:-1]]
+    episodes = []
+    for lo, hi in judged_spans(env):
+        chosen = np.flatnonzero((seg_steps >= lo) & (seg_steps < hi))
+        if len(chosen) >= SWITCH_CHANGES + 1:
+            episodes += _switching_in(split, seg, steps, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
+    return episodes
+
+
+def judged_spans(env: EnvData) -> list[tuple[float, float]]:
+    """Stretches judged apart: between the steps where a lesson changed (a new lesson's difficulty
+    moves the reward by design), else the env's whole life."""
+    cuts = set()
+    for series in env.lessons.values():
+        if series is not None and len(series) > 1:
+            cuts.update(int(x) for x in series.steps[1:][np.diff(series.values) != 0])
+    bounds = [-np.inf, *sorted(cuts), np.inf]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _switching_in(split: str, seg: Segments, steps: np.ndarray, phases: list, scale: float) -> list[Episode]:
+    """The switching episodes among consecutive phases (see `switching`)."""
     if len(phases) < SWITCH_CHANGES + 1:
         return []
     levels = np.array([p[2] for p in phases])
@@ -184,11 +215,15 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
         m = k  # the chain: changes k..m, big and alternating in direction
         while m + 1 < len(d) and big[m + 1] and np.sign(d[m + 1]) != np.sign(d[m]):
             m += 1
-        m = k + _regular_prefix(duration[k + 1: m + 1]) if m > k else m
-
         first, last = _consistent_core(levels[k: m + 2])
-        if last - first >= SWITCH_CHANGES:
-            episodes.append(_episode(split, seg, steps, phases[k + first: k + last + 1], last - first))
+        a = k + first  # phases a..b switch between two levels; split them where the rhythm breaks
+        b = k + last
+        while b - a >= SWITCH_CHANGES:
+            run = _regular_prefix(duration[a + 1: b])  # inner phases a+1..b-1
+            end = a + run + 1
+            if end - a >= SWITCH_CHANGES:
+                episodes.append(_episode(split, seg, steps, phases[a: end + 1], end - a))
+            a = end
         k = m + 1
     return episodes
 

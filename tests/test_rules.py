@@ -68,7 +68,11 @@ CASES = [
          {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},
          [], ("unexpected_transition",)),
     # prolonged_training
+    # 10 stagnation windows: 100 steps widened to hold 20 points logged every 10 steps -> 2,000 steps
     Case("active for 3000 steps, still learning slowly", {"a": E(state="1x60", train="0.3+0.0015~0.02x300")},
+         [("prolonged_training", "a", "info", 2000, 0)], ("prolonged_training", "training_stagnation")),
+    Case("active for 3000 steps, logged every step", {"a": E(state="1x60", state_every=50, train_every=1,
+                                                            train="0.3+0.00015~0.02x3000")},
          [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training", "training_stagnation")),
     # one event, one incident: a stall explains why the env stays active
     Case("active for 3000 steps because it stalled", {"a": E(state="1x60", train="0.3~0.02x300")},

@@ -37,9 +37,16 @@ def rule_settings(config, name: str) -> dict:
     graduated_regression settings, which unexpected_transition and health also use."""
     shared = {**config["health_monitoring"], "critical_regression_threshold": config["critical_regression_threshold"],
               "graduation": config["graduation"],
+              "window_min_points": config["rules"]["training_stagnation"]["min_points"],
               "rapid_regression_window": config["rules"]["unexpected_transition"]["rapid_regression_window"]}
     return {**shared, **config["rules"][name],
             "regression": {**shared, **config["rules"]["graduated_regression"]}}
+
+
+def judged_window(stagnation_window: int, min_points: int, interval: float | None) -> float:
+    """The stagnation window in steps, widened to hold `min_points` points of a series logged every
+    `interval` steps (sparse logging, or steps counted in large units)."""
+    return max(float(stagnation_window), min_points * (interval or 1.0))
 
 
 from . import regression, stagnation, volatility, transition, prolonged, eval_gap  # noqa: E402,F401

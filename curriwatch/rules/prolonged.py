@@ -3,19 +3,19 @@ from __future__ import annotations
 
 from ..envdata import EnvData
 from ..incidents import Incident
-from . import register
+from . import judged_window, register
 
-PLATEAU_WINDOWS = 2  # an env cannot graduate faster than its plateau test can judge
+WINDOWS = 10  # stagnation windows active without graduating
 RUN_SPAN_FACTOR = 2  # ... nor is it prolonged before twice the time the run's graduated envs took
 
 
-@register("prolonged_training", "active for more than `steps` (default 10 x stagnation_window, and at least "
-          "twice the median time the run's graduated envs took) without graduating; never shorter than 2 "
-          "plateau windows of the env's own logging")
+@register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "
+          "widened to hold min_points points, as stagnation judges it — and at least twice the median time the run's "
+          "graduated envs took) without graduating")
 def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
-    limit = s["steps"] or 10 * s["stagnation_window"]
-    dt = env.learning.median_interval() or 1.0
-    limit_eff = max(limit, int(PLATEAU_WINDOWS * s["graduation"]["plateau_window"] * dt))
+    window = judged_window(s["stagnation_window"], s["window_min_points"], env.learning.median_interval())
+    limit = s["steps"] or int(WINDOWS * window)
+    limit_eff = limit
     typical = env.cache.get("run_graduation_span")
     if not s["steps"] and typical:  # a curriculum whose envs take long to graduate: twice their median
         limit_eff = max(limit_eff, int(RUN_SPAN_FACTOR * typical))
@@ -30,7 +30,7 @@ def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
             f"active for {length} steps since step {iv.start_step} "
             + ("before graduating" if graduated else "without graduating"),
             {"active_since": iv.start_step, "steps_active": length, "limit_steps": limit_eff,
-             **({"note": f"limit raised from {limit} to {limit_eff} steps: {PLATEAU_WINDOWS} plateau windows at "
-                         f"one training point per ~{dt:g} steps, or {RUN_SPAN_FACTOR} x the "
+             "stagnation_window_steps": int(window),
+             **({"note": f"limit raised from {limit} to {limit_eff} steps: {RUN_SPAN_FACTOR} x the "
                          f"{typical or 0:g} steps the run's graduated envs took"} if limit_eff > limit else {})}))
     return out

@@ -8,12 +8,13 @@ from ..graduation import STALL_SHARE
 from ..incidents import Incident
 from ..levels import env_scale, fit, in_episode
 from ..stats import range_regression, window_sums
-from . import register
+from . import judged_window, register
 
 WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
 RESUMED_WINDOWS = 3  # a stall that progress ends must last this many windows (a slow learner's staircase
                      # pauses for a window or two between significant steps)
-RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow
+RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
+RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
 
 
 @register("training_stagnation", "an active env makes no progress for stagnation_window steps: no rise of "
@@ -44,7 +45,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     if hi - lo < s["min_points"]:
         return []
     dt = f.series.take(slice(lo, hi)).median_interval() or 1.0
-    window = max(float(s["stagnation_window"]), s["min_points"] * dt)
+    window = judged_window(s["stagnation_window"], s["min_points"], dt)
     start, top = scale
     gain = top - start
     min_rise = s["min_delta"] * gain if gain > 0 else s["min_delta"] * max(abs(top), 1e-12)
@@ -59,21 +60,22 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a < s["min_points"]:
             continue
-        span = steps[b - 1] - steps[a]
-        need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
-        if span < need:
-            continue
-        if float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
-            continue  # at the top: waiting to graduate (prolonged_training reports an env that never does)
-        if _rising(f, a, b, min_rise):
-            continue
-        first, lastp = int(steps[a]), int(steps[b - 1])
-        if in_episode(env, first, lastp):
-            continue  # switching between levels is volatility, not a stall
+        # where the flat stretch began: the break of a rise-then-flat fit reaching into the segment before
         onset = _onset(steps, y, max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)])), a + max(1, (b - a) // 4)) \
             if a > lo else a
+        span = steps[b - 1] - steps[onset]
+        need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
+        if span < need or b - onset < s["min_points"]:
+            continue
+        if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line:
+            continue  # at the top: waiting to graduate (prolonged_training reports an env that never does)
+        if _rising(f, onset, b, min_rise):
+            continue
+        lastp = int(steps[b - 1])
+        if in_episode(env, int(steps[onset]), lastp):
+            continue  # switching between levels is volatility, not a stall
         resolved = b < hi or resolved_after
-        mean = float(np.mean(y[a:b]))
+        mean = float(np.mean(y[onset:b]))
         sparse = window > s["stagnation_window"]
         out.append(Incident(
             "training_stagnation", env.env_id, "warning", int(steps[onset]), lastp, resolved,
@@ -113,7 +115,7 @@ def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
 
 
 def _rising(f, a: int, b: int, min_rise: float) -> bool:
-    """A significant rising trend over points a..b-1 that adds up to more than min_rise."""
+    """A significant rising trend over points a..b-1 that adds up to more than RISE_SHARE x min_rise."""
     x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
     y = f.noise.z[a:b]
     n, _mean, slope, _t, _std = range_regression(window_sums(x, y), np.array([0]), np.array([b - a]))
@@ -124,7 +126,7 @@ def _rising(f, a: int, b: int, min_rise: float) -> bool:
     t = slope[0] / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope[0])
     yv = f.series.values[a:b]
     _n, _m, raw_slope, _t2, _s2 = range_regression(window_sums(x, yv), np.array([0]), np.array([b - a]))
-    return bool(t > RISE_T and raw_slope[0] * x[-1] > min_rise)
+    return bool(t > RISE_T and raw_slope[0] * x[-1] > RISE_SHARE * min_rise)
 
 
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:

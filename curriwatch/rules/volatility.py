@@ -11,7 +11,11 @@ from ..incidents import Incident, runs_of_true
 from ..levels import SWITCH_CHANGES, env_scale, episodes, fit
 from . import register
 
-QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows
+QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
+NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
+ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
+TRIM_KEEP = 0.8
+ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
 SQRT2 = np.sqrt(2.0)
 
 
@@ -60,24 +64,28 @@ def _swing_constant(window: int) -> float:
     """E[swing spread] for unit Gaussian noise at this window (a fixed-seed simulation), so the
     spread reads as a standard deviation."""
     rng = np.random.default_rng(12345)
-    d = np.abs(np.diff(rng.normal(size=(4000, window)), axis=1))
-    return float(((d.sum(axis=1) - 2 * d.max(axis=1)) / (d.shape[1] - 2)).mean())
+    d = np.sort(np.abs(np.diff(rng.normal(size=(4000, window)), axis=1)), axis=1)
+    return float(d[:, : _kept(window - 1)].mean())
+
+
+def _kept(m: int) -> int:
+    """How many of m changes the spread averages: the smaller TRIM_KEEP of them."""
+    return max(1, int(round(TRIM_KEEP * m)))
 
 
 def swing_spread(values: np.ndarray, window: int) -> np.ndarray:
     """At each point, the spread of the last `window` points' changes between neighbours as a noise
-    sd (NaN before a full window). Changes between neighbours ignore trends and single steps; the
-    largest change is taken out twice, so one outlier — which makes two large changes — cannot fire."""
+    sd (NaN before a full window): the mean of the smaller TRIM_KEEP of the changes. Changes between
+    neighbours ignore trends and single steps; leaving the largest fifth out means outliers (each
+    makes two large changes) and heavy-tailed noise cannot fire, while swings at most points do."""
     n = len(values)
     out = np.full(n, np.nan)
     m = window - 1
     if n < window:
         return out
     d = np.abs(np.diff(values))
-    c = np.concatenate([[0.0], np.cumsum(d)])
-    sums = c[m:] - c[:-m]
-    maxes = np.lib.stride_tricks.sliding_window_view(d, m).max(axis=1)
-    out[window - 1:] = (sums - 2 * maxes) / (m - 2) / _swing_constant(window)
+    windows = np.sort(np.lib.stride_tricks.sliding_window_view(d, m), axis=1)
+    out[window - 1:] = windows[:, : _kept(m)].mean(axis=1) / _swing_constant(window)
     return out
 
 
@@ -90,7 +98,7 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     if len(y) < max(window, s["min_points"]) or not width > 0:
         return []
     spread = swing_spread(y, window)
-    noise = _expected_noise(env, f, spread)
+    noise = _expected_noise(env, f, spread, window)
     with np.errstate(invalid="ignore"):
         fire = (spread > s["threshold"] * width) & (spread > s["noise_factor"] * noise)
     out = []
@@ -98,11 +106,13 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     for i0, i1 in runs_of_true(fire):
         if i1 - i0 + 1 < s["min_points"]:
             continue
-        # onset: the first change in the first firing window far beyond the noise
+        # onset: in the first firing window, the first change far beyond the noise from which on most
+        # changes are (a lone noisy jump before the swings began is not their start)
         w0 = max(1, i0 - window + 2)
         jumps = np.abs(np.diff(y[w0 - 1: i0 + 1]))
-        far = np.flatnonzero(jumps > max(3 * SQRT2 * noise[i0], s["threshold"] * width))
-        onset = w0 - 1 + int(far[0]) if len(far) else i0
+        far = jumps > max(3 * SQRT2 * noise[i0], s["threshold"] * width)
+        dense = [j for j in np.flatnonzero(far) if far[j: j + ONSET_RUN].mean() >= 0.5]
+        onset = w0 - 1 + int(dense[0]) if dense else i0
         peak = int(np.nanargmax(spread[i0: i1 + 1] / noise[i0: i1 + 1])) + i0
         out.append({"kind": "swings", "split": split, "first_step": int(steps[onset]), "last_step": int(steps[i1]),
                     "spread": float(spread[peak]), "noise": float(noise[peak]), "peak_step": int(steps[peak]),
@@ -110,24 +120,57 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     return out
 
 
-def _expected_noise(env: EnvData, f, spread: np.ndarray) -> np.ndarray:
+def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndarray:
     """The point noise sd the series should show at each point: for binomial rates the model at the
-    local level (its trials widened by any overdispersion the whole series shows); else the quieter
-    quarter of its own spreads, or the siblings' noise when that is lower (an env noisy all its life)."""
+    local level (its trials widened by any overdispersion the whole series shows); else the spread of
+    its calmer stretches nearby, or — for a series that alternates up and down all its life — the
+    siblings' noise when that is lower."""
     level = f.segments.fit()
     ref = env.cache.get("noise_reference") or {}
     shared = env.cache.get("reference") is not None
     if f.noise.kind == "binomial":  # its own trials are known: the siblings' do not apply
         return np.asarray(f.noise.raw_sd(level), dtype=np.float64)
-    valid = spread[np.isfinite(spread)]
-    quiet = float(np.quantile(valid, QUIET_QUANTILE)) if len(valid) else 0.0
+    quiet = _quiet_nearby(spread, window)
     raw = f.series.values * env.sign
+    if not _alternates(f.series.values):
+        return quiet  # its own noise, however large: white noise is no swinging
     if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1 and ref.get("trials"):
         p = np.clip(level, 0.02, 0.98)
         return np.minimum(quiet, np.sqrt(p * (1 - p) / ref["trials"]))
     if shared and ref.get("sd"):
-        quiet = min(quiet, ref["sd"])
-    return np.full(len(level), quiet)
+        quiet = np.minimum(quiet, ref["sd"])
+    return quiet
+
+
+def _alternates(values: np.ndarray) -> bool:
+    """Whether the series goes up and down from point to point far more than noise does: the lag-1
+    correlation of its deviations from its median is strongly negative (white noise: about 0).
+    Only then may the siblings' noise stand in for its own."""
+    d = values - np.median(values)
+    den = float(np.sum(d * d))
+    return den > 0 and float(np.sum(d[1:] * d[:-1])) / den < ALTERNATION_CORR
+
+
+def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
+    """Per point, the spread of the calmer stretches around it: blocks of `window` points, each
+    summarised by its median spread, then the quieter quarter of those of the NEARBY_BLOCKS blocks on
+    each side. Noise that grows with the level changes slowly and is matched nearby; a burst is compared
+    with the calm before and after it."""
+    n = len(spread)
+    nb = (n + window - 1) // window
+    padded = np.full(nb * window, np.nan)
+    padded[:n] = spread
+    blocks = padded.reshape(nb, window)
+    with np.errstate(all="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            q = np.nanmedian(blocks, axis=1)
+            ref = np.array([np.nanquantile(q[max(0, b - NEARBY_BLOCKS): b + NEARBY_BLOCKS + 1], QUIET_QUANTILE)
+                            if np.isfinite(q[max(0, b - NEARBY_BLOCKS): b + NEARBY_BLOCKS + 1]).any() else np.nan
+                            for b in range(nb)])
+    ref = np.where(np.isfinite(ref), ref, np.nanmin(ref) if np.isfinite(ref).any() else 0.0)
+    return np.repeat(ref, window)[:n]
 
 
 def _merged(events: list[dict]) -> list[dict]:
