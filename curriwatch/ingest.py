@@ -134,7 +134,8 @@ def load(
         raise InputError(
             f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*), "
             "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
-            "dcd logs.csv, SwanLab runs (run-*.swanlab) or ROLL stdout logs (metrics_tag: lines)")
+            "dcd logs.csv, SwanLab runs (run-*.swanlab), tinker-cookbook metrics.jsonl or ROLL stdout "
+            "logs (metrics_tag: lines)")
 
     results: list[SourceResult] = list(imap_runs(
         _ingest_one, sources, reader, forced, profiles, names=[s.name for s in sources],
