@@ -331,4 +331,5 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
             info.issues.append(DataIssue(
                 "duplicate_points", info.name,
                 f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
-                "later file of the same run (restart or resumed run); the last write was kept"))
+                "restart (a later file, a TensorBoard SessionLog START, a resumed job's or W&B run's "
+                "rows); the last write was kept"))

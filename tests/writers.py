@@ -240,13 +240,23 @@ swanlab.finish()
 """
 
 
-def write_swanlab(logdir, n: int) -> Path:
+SWANLAB_REPEATS = """
+import sys, swanlab
+logdir = sys.argv[1]
+swanlab.init(project="curriwatch", experiment_name="r", mode="offline", logdir=logdir)
+for step, value in [(1, 0.125), (1, 0.375), (2, 0.5), (1, 0.75), (3, 0.875)]:
+    swanlab.log({"train/maze/success": value}, step=step)
+swanlab.finish()
+"""
+
+
+def write_swanlab(logdir, n: int, script: str = SWANLAB_SCRIPT) -> Path:
     """A SwanLab offline run written by swanlab itself, in a child process (its init installs
     global hooks); returns the `.swanlab` file."""
     import subprocess
     import sys
 
-    subprocess.run([sys.executable, "-c", SWANLAB_SCRIPT, str(logdir), str(n)], check=True,
+    subprocess.run([sys.executable, "-c", script, str(logdir), str(n)], check=True,
                    capture_output=True, timeout=600, cwd=str(logdir.parent if hasattr(logdir, "parent") else logdir),
                    env={**os.environ, "SWANLAB_MODE": "offline"})
     (path,) = Path(logdir).glob("run-*/run-*.swanlab")
