@@ -73,9 +73,25 @@ def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
 
 def block_sds(values: np.ndarray) -> np.ndarray:
     """The robust noise sd of each block of BLOCK points (changes between neighbours)."""
-    d = np.diff(values)
-    nb = max(1, (len(d) + BLOCK - 1) // BLOCK)
-    return np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+    return _robust_sds(np.diff(values))
+
+
+def _robust_sds(d: np.ndarray) -> np.ndarray:
+    """robust_sd of each block of BLOCK changes, all full blocks at once (the last, partial one alone)."""
+    full = len(d) // BLOCK
+    out = np.zeros(max(1, (len(d) + BLOCK - 1) // BLOCK))
+    if full:
+        blocks = d[: full * BLOCK].reshape(full, BLOCK)
+        med = np.median(blocks, axis=1)
+        mad = np.median(np.abs(blocks - med[:, None]), axis=1)
+        out[:full] = MAD_SD * mad / np.sqrt(2)
+        zero = np.flatnonzero(~(mad > 0))
+        if len(zero):  # more than half the changes equal: mean square of the smaller 90 %
+            a = np.sort(np.abs(blocks[zero]), axis=1)[:, : int(np.ceil(0.9 * BLOCK))]
+            out[zero] = np.sqrt(np.mean(a * a, axis=1) / 2)
+    if len(d) > full * BLOCK:
+        out[full] = robust_sd(d[full * BLOCK:])
+    return out
 
 
 def robust_sd(d: np.ndarray) -> float:
@@ -159,8 +175,8 @@ def _block_sd(d: np.ndarray, n: int, overall: float) -> np.ndarray:
     one calm stretch does not make every small change there significant."""
     if n <= 2 * BLOCK:
         return np.full(n, overall)
-    nb = (len(d) + BLOCK - 1) // BLOCK
-    sds = np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+    sds = _robust_sds(d)
+    nb = len(sds)
     sds = np.maximum(sds, BLOCK_FLOOR * float(np.median(sds)))
     if nb >= 3:  # neighbouring blocks smooth the estimate (a median of three)
         padded = np.concatenate([[sds[0]], sds, [sds[-1]]])
