@@ -14,10 +14,10 @@ from writers import write_wandb
 @pytest.fixture(autouse=True, params=["protobuf", "compiled"])
 def read_path(request, monkeypatch):
     """Every test here runs on both paths: protobuf record by record, and the compiled walk."""
-    from curriwatch.readers import history_scan, wandb_offline
+    from curriwatch.readers import native, wandb_offline
 
     if request.param == "compiled":
-        if history_scan.numba is None:
+        if native.kernels() is None:
             pytest.skip("numba is not installed: only the protobuf path exists here")
         monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 0)
     else:
