@@ -150,16 +150,20 @@ RunOpt = Annotated[Optional[str], typer.Option("--run", metavar="GLOB", help="On
                                                "(or contains it).")]
 
 
-def _load(logdir, profile, cfg, reader, wandb):
-    """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
-    from .ingest import load
-
+def _check_reader(reader) -> None:
     if reader is ReaderChoice.tbparse:
         try:
             import tbparse  # noqa: F401  (optional: only this reader needs it)
         except ImportError:
             raise CurriwatchError("--reader tbparse needs the tbparse package: "
                                   "pip install tbparse (or the curriwatch[tbparse] extra)") from None
+
+
+def _load(logdir, profile, cfg, reader, wandb):
+    """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
+    from .ingest import load
+
+    _check_reader(reader)
     progress = DelayedProgress()
     try:
         return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress)
@@ -168,14 +172,22 @@ def _load(logdir, profile, cfg, reader, wandb):
 
 
 def _analyse(logdir, profile, config, reader, wandb, state_file=None):
-    """load + analyze: the one path scan and report share."""
-    from .analyze import analyze
+    """Read and analyse every run (curriwatch.scan: run by run, on every core): the one path scan
+    and report share."""
     from .config import load_config
+    from .scan import scan as scan_runs
 
     cfg = load_config(config)
     if state_file is not None and not state_file.is_file():
         raise CurriwatchError(f"--state-file: no such file: {state_file}")
-    return analyze(_load(logdir, profile, cfg, reader, wandb), cfg, state_file=state_file), cfg
+    _check_reader(reader)
+    progress = DelayedProgress()
+    try:
+        report = scan_runs(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (),
+                           progress=progress, state_file=state_file)
+    finally:
+        progress.close()
+    return report, cfg
 
 
 AllowUnknownOpt = Annotated[bool, typer.Option("--allow-unknown", help="Pass the gate when some runs or "

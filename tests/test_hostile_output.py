@@ -154,13 +154,14 @@ def test_doctor_output_is_inert_and_lists_unclaimed_tags_once(hostile_logdir):
 # --- item 12: Ctrl-C, closed or full stdout, usage errors -----------------------------------------
 
 def test_ctrl_c_during_a_scan_is_one_line_and_exit_130(monkeypatch, capsys, sample_logs):
+    import importlib
+
     from curriwatch import cli as cli_module
-    import curriwatch.ingest
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(curriwatch.ingest, "load", interrupted)
+    monkeypatch.setattr(importlib.import_module("curriwatch.scan"), "plan_sources", interrupted)
     with pytest.raises(SystemExit) as exit_info:
         cli_module.main(["scan", str(sample_logs)])
     assert exit_info.value.code == 130
@@ -253,6 +254,40 @@ def test_a_run_with_many_envs_is_summarised_worst_first(fmt):
     assert "env004947" in text and "env004999" not in text  # a warning env is shown, a healthy one is not
     data = json.loads(render_text(report, Format.json, to_file=True))
     assert len(data["runs"][0]["environments"]) == 5000
+
+
+def big_sweep(runs: int):
+    from curriwatch.health import EnvHealth
+    from curriwatch.incidents import Incident
+    from curriwatch.report import Report, RunReport
+    from curriwatch.timeline import Interval
+
+    out = []
+    for r in range(runs):
+        status = "critical" if r % 50 == 7 else "healthy"
+        out.append(RunReport(f"sweep/run{r:04d}", "tensorboard", "generic", (0, 1000),
+                             environments=[EnvHealth("env0", "active", 0.5, 0.5, 0.6, "stable", 10, 100, status,
+                                                     sparkline=[0.5] * 24)],
+                             timeline=[("env0", Interval("active", 0, 1000))],
+                             warnings=[Incident("graduated_regression", "env0", "critical", 10, 1000, False, "fell")]
+                             if status == "critical" else []))
+    return Report("/logs", out, "test")
+
+
+def test_a_big_sweep_in_the_terminal_shows_the_worst_runs_and_counts_the_rest():
+    from curriwatch.cli import Format, render_text
+    from curriwatch.render.common import MAX_RUN_DETAILS, MAX_RUN_ROWS
+
+    report = big_sweep(1000)
+    text = render_text(report, Format.terminal, to_file=True)
+    detailed = re.findall(r"^run sweep/run(\d{4})", text, re.MULTILINE)
+    assert len(detailed) == MAX_RUN_DETAILS
+    assert set(detailed[:20]) == {f"{r:04d}" for r in range(7, 1000, 50)}  # the 20 critical runs first
+    assert f"... and {1000 - MAX_RUN_DETAILS} more run(s) ({1000 - MAX_RUN_DETAILS} healthy) not shown in full" in text
+    listed = re.findall(r"^sweep/run\d{4}", text, re.MULTILINE)
+    assert len(listed) == MAX_RUN_ROWS
+    assert f"... and {1000 - MAX_RUN_ROWS} more run(s) ({1000 - MAX_RUN_ROWS} healthy) not listed" in text
+    assert len(json.loads(render_text(report, Format.json, to_file=True))["runs"]) == 1000
 
 
 # --- item 14: stderr holds nothing but messages --------------------------------------------------
