@@ -55,17 +55,32 @@ def test_a_planted_pickle_in_the_cache_never_runs(tmp_path, payload, name):
     assert not marker.exists() and proc.stdout == b""
 
 
+SAVED_RUN = (b'{"run": "r", "source": "tensorboard", "profile": "generic", "step_range": [0, 5], '
+             b'"environments": [{"env_id": "e", "current_state": "active", "current_train_performance": 0.5, '
+             b'"current_eval_performance": null, "peak_performance": 0.5, "performance_trend": "stable", '
+             b'"time_in_current_state": 5, "total_training_steps": 5, "health_status": "healthy", "warnings": [], '
+             b'"graduation_step": null, "graduation_baseline": null}], "timeline": [], "warnings": [], '
+             b'"data_issues": []}')
+
+
 @pytest.mark.parametrize("content", [b"", b"\x80\x04garbage", b"{\"format\": 1", b"[1, 2]",
-                                     b'{"format": "curriwatch-result-1", "version": "VERSION", "report": '
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": '
                                      b'{"schema_version": 1, "logdir": "x", "runs": [{"run": 5}]}}',
-                                     b'{"format": "curriwatch-result-1", "version": "VERSION", "report": NaN}'])
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": NaN}',
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": {"schema_version": 1, '
+                                     b'"logdir": "x", "runs": [' + SAVED_RUN + b']}, "drawing": {"r": {"envs": '
+                                     b'{"e": {"chart": {"train": {"steps": "AAAAAAAAAAA=", "values": "!!"}}}}}}}',
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": {"schema_version": 1, '
+                                     b'"logdir": "x", "runs": [' + SAVED_RUN + b']}, "drawing": {"r": {"envs": '
+                                     b'{"e": {"chart": {"train": {"steps": "AAAAAAAAAAA=", "values": "AAAA"}}}}}}}'])
 def test_garbage_or_ill_typed_saved_results_are_one_line(tmp_path, monkeypatch, content):
     import curriwatch
     from curriwatch import store
 
     monkeypatch.setenv("CURRIWATCH_CACHE_DIR", str(tmp_path))
     store.cache_dir().mkdir(parents=True)
-    (store.cache_dir() / "x.json").write_bytes(content.replace(b"VERSION", curriwatch.__version__.encode()))
+    content = content.replace(b"VERSION", curriwatch.__version__.encode()).replace(b"FORMAT", store.FORMAT.encode())
+    (store.cache_dir() / "x.json").write_bytes(content)
     (store.cache_dir() / "last").write_text("x.json")
     result = runner.invoke(app, ["report"])
     assert result.exit_code == 2
