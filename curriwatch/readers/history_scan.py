@@ -2,9 +2,9 @@
 
 Record{history = 2} -> HistoryRecord{item = 1, step = 2 (HistoryStep{num = 1})} -> HistoryItem{key = 1,
 nested_key = 2, value_json = 16}. A record in exactly this shape (items with one key part and a
-value_json) is FAST: `history_points` turns it into points (exact number parsing, `_step` and
+value_json; the parts of a nested key joined with ".") is FAST: `history_points` turns it into points (exact number parsing, `_step` and
 `_timestamp` axes, rows) as `wandb_offline._read_records` does with protobuf. Anything else in a
-history record (a key of several parts, typed value fields, another record type beside it) makes
+history record (typed value fields, no value_json, another record type beside it) makes
 it SLOW: the batch is decoded with protobuf. Run and metric records are META (decoded with
 protobuf for the run's identity and step axes); every other record (summaries, the half of a
 run's bytes, telemetry, ...) is OTHER and skipped by its field headers, as both paths do.
@@ -30,8 +30,10 @@ def _len_field(buf, p, end):
 
 @jit
 def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slot, val_start, val_end,
-             table, slots, arena):
-    """Items of the HistoryRecord at [s, e) appended from `item_count`; the new count, or -1 if SLOW."""
+             table, slots, arena, joined):
+    """Items of the HistoryRecord at [s, e) appended from `item_count`; the new count, or -1 if SLOW.
+    A key of several parts (`nested_key`, a nested dict) is joined with "." in `joined`, as
+    `".".join(item.nested_key)`, and interned from there."""
     p = s
     n = item_count
     while p < e:
@@ -45,6 +47,7 @@ def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slo
                 return -1
             k0 = k1 = v0 = v1 = -1
             parts = 0
+            size = 0  # bytes of the joined key in `joined`
             q = a
             while q < b:
                 ikey, q = _varint(buf, q, b)
@@ -58,6 +61,17 @@ def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slo
                     return -1
                 if ifield == 2:
                     parts += 1
+                    if parts == 2:  # a second part: the key is joined from here on
+                        if k1 - k0 > len(joined):
+                            return -1
+                        _copy(buf, k0, joined, 0, k1 - k0)
+                        size = k1 - k0
+                    if parts >= 2:
+                        if size + 1 + d - c > len(joined):
+                            return -1
+                        joined[size] = 46  # "."
+                        _copy(buf, c, joined, size + 1, d - c)
+                        size += 1 + d - c
                     k0, k1 = c, d
                 elif ifield == 1:
                     if parts == 0:
@@ -65,9 +79,10 @@ def _history(buf, s, e, rec, kind, has_step, step, item_count, item_rec, key_slo
                 else:
                     v0, v1 = c, d
                 q = d
-            if parts > 1 or k0 < 0 or v0 < 0:  # joined keys, or no value_json: protobuf decides
+            if k0 < 0 or v0 < 0:  # no key or no value_json: protobuf decides
                 return -1
-            slot = _intern(buf, k0, k1, table, slots, arena)
+            slot = _intern(joined, 0, size, table, slots, arena) if parts > 1 else _intern(buf, k0, k1, table,
+                                                                                            slots, arena)
             if slot < 0:
                 return -1
             item_rec[n], key_slot[n], val_start[n], val_end[n] = rec, slot, v0, v1
@@ -109,7 +124,7 @@ def _record_type(field):
 
 @jit
 def _scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end, table, slots,
-                  arena):
+                  arena, joined):
     """Classify every record payload [starts[i], ends[i]) of `buf`; returns the number of items."""
     items = 0
     for r in range(len(starts)):
@@ -127,7 +142,7 @@ def _scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, v
                 history = True
                 a, b = _len_field(buf, p, e) if wire == 2 else (-1, -1)
                 n = -1 if a < 0 or others else _history(buf, a, b, r, kind, has_step, step, items, item_rec,
-                                                        key_slot, val_start, val_end, table, slots, arena)
+                                                        key_slot, val_start, val_end, table, slots, arena, joined)
                 if n < 0:
                     slow = True
                     break
@@ -372,14 +387,15 @@ def _int64_of(bits):
 
 
 @entry("i8(u1[:], i8[:], i8[:], u1[:], u1[:], i8[:], i8[:], i8[:], i8[:], i8[:], u8[:], u1[:], i8[:], i8[:,:], "
-       "u1[:], i1[:], u1[:], i8[:], i8, i8[:], i8[:], u8[:], u8[:], i8[:], u1[:], i8[:], i8[:])")
+       "u1[:], u1[:], i1[:], u1[:], i8[:], i8, i8[:], i8[:], u8[:], u8[:], i8[:], u1[:], i8[:], i8[:])")
 def history_points(buf, starts, ends, kind, rec_bad, step, item_rec, key_slot, val_start, val_end, bits, code,
-                   table, slots, arena, axis, slot_bad, slot_code, row, p_item, p_step, p_value, p_wall, p_row,
-                   p_code, new_slots, ret):
+                   table, slots, arena, joined, axis, slot_bad, slot_code, row, p_item, p_step, p_value, p_wall,
+                   p_row, p_code, new_slots, ret):
     """The points of a batch of record payloads [starts[i], ends[i]) of `buf`, as
     `wandb_offline._read_records` reads them record by record with protobuf.
 
-    Keys are interned (`table`, `slots`, `arena`; `axis` per slot, -1 until known). A point i is
+    Keys are interned (`table`, `slots`, `arena`; `joined` holds a key of several parts while it
+    is joined; `axis` per slot, -1 until known). A point i is
     the item p_item[i] with its step, value and wall time (float64 bits), row and p_code: 1 a
     number converted exactly, 2 a number float() must convert, 0 a value float() or json must
     judge, 3 the same in a record whose `_step` is bad (counted as not numeric, never a point).
@@ -389,7 +405,7 @@ def history_points(buf, starts, ends, kind, rec_bad, step, item_rec, key_slot, v
     n_rec = len(starts)
     has_step = rec_bad  # the record flags double as has_step until the rows are walked
     items = _scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end,
-                          table, slots, arena)
+                          table, slots, arena, joined)
     ret[0], ret[1], ret[2] = 0, 0, 0
     for r in range(n_rec):
         if kind[r] == SLOW:

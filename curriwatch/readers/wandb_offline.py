@@ -17,10 +17,41 @@ AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
 _INT64 = 2.0 ** 63
 
 
-def _record_class():
-    from wandb.proto import wandb_internal_pb2  # imports wandb: only when a W&B run is read
+_RECORD: list = []
 
-    return wandb_internal_pb2.Record
+
+def _record_class():
+    """wandb's `Record` message class. Built from the descriptors wandb ships (its generated
+    `wandb/proto/v{N}/*_pb2.py`, the same schema) in a private descriptor pool: importing
+    `wandb.proto` imports the whole wandb package (~0.9 s). That import is the fallback."""
+    if not _RECORD:
+        try:
+            _RECORD.append(_record_from_descriptors())
+        except Exception:  # noqa: BLE001 - another wandb layout: its own module knows
+            from wandb.proto import wandb_internal_pb2
+
+            _RECORD.append(wandb_internal_pb2.Record)
+    return _RECORD[0]
+
+
+def _record_from_descriptors():
+    import ast
+    import importlib.util
+    import re
+
+    import google.protobuf
+    from google.protobuf import descriptor_pool, empty_pb2, message_factory, struct_pb2, timestamp_pb2
+
+    spec = importlib.util.find_spec("wandb")  # finds the package without running it
+    folder = os.path.join(spec.submodule_search_locations[0], "proto", f"v{google.protobuf.__version__.split('.')[0]}")
+    pool = descriptor_pool.DescriptorPool()
+    for module in (empty_pb2, struct_pb2, timestamp_pb2):  # what wandb_internal.proto imports from google
+        pool.AddSerializedFile(module.DESCRIPTOR.serialized_pb)
+    for name in ("wandb_base_pb2.py", "wandb_telemetry_pb2.py", "wandb_internal_pb2.py"):  # dependencies first
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            found = re.search(r"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", f.read())
+        pool.AddSerializedFile(ast.literal_eval(found.group(1)))  # a bytes literal: data, never code
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("wandb_internal.Record"))
 
 
 def read_wandb_offline(source: RunSource) -> RawRun:
@@ -33,7 +64,7 @@ def read_wandb_offline(source: RunSource) -> RawRun:
     return raw
 
 
-COMPILED_FROM = 256 << 10  # bytes: below this, loading the compiled kernels costs more than it saves
+COMPILED_FROM = 0  # bytes: the compiled kernels load in ~45 ms, less than protobuf takes for a small run
 _BATCH = 2048  # records per compiled pass
 
 
@@ -248,6 +279,7 @@ class _Compiled:
         self.table = np.zeros(1 << 16, np.int64)
         self.slots = np.zeros(((1 << 15) + 1, 3), np.int64)
         self.arena = np.empty(4 << 20, np.uint8)  # the keys' bytes
+        self.joined = np.empty(1 << 16, np.uint8)  # a nested key while its parts are joined
         self.keys: list[str | None] = []  # per slot (None: not UTF-8)
         self.axis = np.full(1 << 15, -1, np.int8)  # per slot: 1 `_step`, 2 `_timestamp`, 0 other
         self.slot_bad = np.zeros(1 << 15, np.uint8)  # per slot: its key is not UTF-8
@@ -280,7 +312,7 @@ class _Compiled:
         before = int(self.slots[0, 0])
         points = self.kernels.history_points(
             buf, starts, ends, w["kind"], w["rec_bad"], w["step"], w["item_rec"], w["key_slot"], w["val_start"],
-            w["val_end"], w["bits"], w["code"], self.table, self.slots, self.arena, self.axis, self.slot_bad,
+            w["val_end"], w["bits"], w["code"], self.table, self.slots, self.arena, self.joined, self.axis, self.slot_bad,
             self.slot_code, row, w["p_item"], w["p_step"], w["p_value"], w["p_wall"], w["p_row"], w["p_code"],
             self.new_slots, self.ret)
         fresh, rows, status = self.ret.tolist()
