@@ -9,8 +9,8 @@ subprocess (best of --repeat, default 3: the machine is shared and noisy) and pr
 peak memory (max RSS of that process, and above the baseline after imports) of curriwatch's readers,
 tbparse and TensorBoard's own EventAccumulator (size_guidance 0 = keep every point), plus the
 page-cache floor: the time to read the same bytes. Imports happen before the clock starts for
-every reader (tbparse, tensorboard, numba), so the first-call cost of compiled code (loading it from
-numba's on-disk cache) is inside curriwatch's time. Targets (issue #12): TensorBoard ingest >= 50x
+every reader (tbparse, tensorboard, wandb's protobuf classes), so loading curriwatch's compiled
+kernels (their machine code, from the cache `curriwatch.readers.native` keeps) is inside its time. Targets (issue #12): TensorBoard ingest >= 50x
 tbparse's points/s with lower peak memory; W&B ingest >= 1.5M points/s.
 """
 from __future__ import annotations
@@ -78,8 +78,6 @@ if what == "tbparse":
     import tbparse  # imports first, so the baseline holds them
 if what == "accumulator":
     from tensorboard.backend.event_processing import event_accumulator
-if what in ("native", "load") and "wandb" not in logdir:
-    from curriwatch.readers import event_scan  # imports numba (when installed)
 if "wandb" in logdir:
     import wandb.proto.wandb_internal_pb2
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -4,6 +4,7 @@
     ingest = curriwatch.load("runs/")          # frame + per-run data issues
     ingest.frame                               # run, env_id, split, metric, step, value, wall_time
     report = curriwatch.analyze(ingest)        # timelines, incidents, health; report.to_dict() is the JSON
+    report = curriwatch.scan("runs/")          # the same report, read and analysed run by run on every core
 
 The names below load on first use (module __getattr__), so `curriwatch --version` and `--help`
 never import pandas, numpy or scipy.
@@ -31,6 +32,7 @@ _LAZY = {
     "Ingest": ".ingest", "RunInfo": ".ingest", "load": ".ingest",
     "DataIssue": ".model",
     "analyze": ".analyze",
+    "scan": ".scan",
     "Report": ".report", "RunReport": ".report",
 }
 
@@ -66,5 +68,5 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Config", "ConfigError", "Report", "RunReport", "analyze", "CurriwatchError", "DataIssue", "Ingest", "InputError", "RunInfo",
-    "__version__", "load", "load_config",
+    "__version__", "load", "load_config", "scan",
 ]

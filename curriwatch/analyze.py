@@ -151,7 +151,7 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
     for name, rule in RULES.items():
         if enabled and config["rules"][name]["enabled"]:
             incidents += rule.func(env, _rule_settings(base, name, env.settings))
-    incidents = drop_explained(apply_cooldown(incidents, config["health_monitoring"]["warning_cooldown"]))
+    incidents = drop_explained(apply_cooldown(incidents, _cooldown(env, config["health_monitoring"]["warning_cooldown"])))
     sig = regression_signal(env, _rule_settings(base, "graduated_regression", env.settings)["regression"])
     health = env_health(env, incidents, sig)
     if env.lessons:
@@ -169,6 +169,18 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
                                 "(a whole number from 0)")
     report.environments.append(health)
     report.warnings += incidents
+
+
+COOLDOWN_POINTS = 4  # the cooldown spans at least this many of the env's logging intervals
+
+
+def _cooldown(env: EnvData, steps: int) -> int:
+    """`warning_cooldown` in steps, widened to COOLDOWN_POINTS logging intervals of the env's
+    performance series (steps counted in large units, e.g. Tune's timesteps, or sparse evals)."""
+    if steps == 0:
+        return 0
+    interval = env.performance.median_interval() or 0.0
+    return int(max(steps, COOLDOWN_POINTS * interval))
 
 
 def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:

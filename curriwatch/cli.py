@@ -153,16 +153,20 @@ GroupOpt = Annotated[Optional[str], typer.Option("--group", metavar="REGEX", hel
                                                  "same value: its `group` named group, else the whole match.")]
 
 
-def _load(logdir, profile, cfg, reader, wandb, group=None):
-    """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
-    from .ingest import load
-
+def _check_reader(reader) -> None:
     if reader is ReaderChoice.tbparse:
         try:
             import tbparse  # noqa: F401  (optional: only this reader needs it)
         except ImportError:
             raise CurriwatchError("--reader tbparse needs the tbparse package: "
                                   "pip install tbparse (or the curriwatch[tbparse] extra)") from None
+
+
+def _load(logdir, profile, cfg, reader, wandb, group=None):
+    """curriwatch.load with a progress bar on stderr when reading takes more than a moment."""
+    from .ingest import load
+
+    _check_reader(reader)
     progress = DelayedProgress()
     try:
         return load(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (), progress=progress,
@@ -172,14 +176,22 @@ def _load(logdir, profile, cfg, reader, wandb, group=None):
 
 
 def _analyse(logdir, profile, config, reader, wandb, state_file=None, group=None):
-    """load + analyze: the one path scan and report share."""
-    from .analyze import analyze
+    """Read and analyse every run (curriwatch.scan: run by run, on every core): the one path scan
+    and report share."""
     from .config import load_config
+    from .scan import scan as scan_runs
 
     cfg = load_config(config)
     if state_file is not None and not state_file.is_file():
         raise CurriwatchError(f"--state-file: no such file: {state_file}")
-    return analyze(_load(logdir, profile, cfg, reader, wandb, group), cfg, state_file=state_file), cfg
+    _check_reader(reader)
+    progress = DelayedProgress()
+    try:
+        report = scan_runs(logdir, profile, config=cfg, reader=reader.value, wandb_runs=wandb or (),
+                           progress=progress, state_file=state_file, group=group)
+    finally:
+        progress.close()
+    return report, cfg
 
 
 AllowUnknownOpt = Annotated[bool, typer.Option("--allow-unknown", help="Pass the gate when some runs or "
@@ -362,6 +374,64 @@ def write_stdout(write) -> None:
         raise CurriwatchError(f"cannot write the report to stdout: {err.strerror or err}") from None
 
 
+def _plain_params(command) -> None:
+    """typer >= 0.20 converts every parameter through a pydantic TypeAdapter, and importing pydantic
+    costs ~0.1 s of every run. curriwatch's parameters are plain (str, Path, an Enum, a list of
+    str, each maybe None): they are converted here as pydantic converts them, and anything
+    unexpected still goes through typer's own conversion."""
+    try:
+        from typer._coercion import RuntimeParam, build_runtime_param
+    except ImportError:  # another typer: it converts its own way
+        return
+    from dataclasses import dataclass
+    from typing import Union, get_args, get_origin
+
+    @dataclass(frozen=True)
+    class Plain(RuntimeParam):
+        convert: object = None
+        descriptor: object = None
+
+        def _coerce_value(self, value, param, ctx):
+            try:
+                return self.convert(value)
+            except Exception:  # noqa: BLE001 - typer (and pydantic) say what is wrong with it
+                return build_runtime_param(self.descriptor)._coerce_value(value, param, ctx)
+
+    def converter(annotation):
+        args = get_args(annotation)
+        if get_origin(annotation) is Union and len(args) == 2 and type(None) in args:
+            annotation = args[0] if args[1] is type(None) else args[1]
+        if annotation is str:
+            return lambda v: v if isinstance(v, str) else _refuse(v)
+        if annotation is bool:
+            return lambda v: v if isinstance(v, bool) else _refuse(v)
+        if annotation is Path:
+            return lambda v: v if isinstance(v, Path) else Path(v) if isinstance(v, str) else _refuse(v)
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            return lambda v: v if isinstance(v, annotation) else annotation(v)
+        if get_origin(annotation) is list and get_args(annotation) == (str,):
+            return lambda v: [x if isinstance(x, str) else _refuse(x) for x in v]
+        return None
+
+    for cmd in [command, *getattr(command, "commands", {}).values()]:
+        params = list(cmd.params)
+        try:  # --help is made on first use and then kept: make it now, to convert it here too
+            from typer._click import Context
+
+            params.append(cmd.get_help_option(Context(cmd)))
+        except Exception:  # noqa: BLE001 - another typer: its help option converts its own way
+            pass
+        for param in params:
+            desc = getattr(param, "type_descriptor", None)
+            convert = converter(desc.annotation) if desc is not None else None
+            if convert is not None and getattr(param, "_runtime_param", False) is None:
+                param._runtime_param = Plain(desc.parameter_info, desc.annotation, convert, desc)
+
+
+def _refuse(value):
+    raise TypeError(type(value).__name__)
+
+
 def main(args: list[str] | None = None) -> None:
     """The console entry point: every way out is an exit code, never a traceback — usage errors
     are one line (exit 2), Ctrl-C is one line (exit 130), a closed stdout ends quietly."""
@@ -371,7 +441,9 @@ def main(args: list[str] | None = None) -> None:
         from click import exceptions as click
 
     try:
-        code = app(args=args, standalone_mode=False, prog_name="curriwatch")
+        command = typer.main.get_command(app)
+        _plain_params(command)
+        code = command(args=args, standalone_mode=False, prog_name="curriwatch")
         sys.stdout.flush()
     except getattr(click, "NoArgsIsHelpError", ()) as err:
         print(err.ctx.get_help() if err.ctx else str(err), file=sys.stderr)

@@ -43,7 +43,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     gain = hi - lo
     noise = float(np.median(np.atleast_1d(f.noise.raw_sd(hi))))
     values = f.series.values
-    if not gain > MIN_GAIN_NOISE * noise * np.sqrt(f.segments.inflation) or gain <= 0:
+    if not gain > MIN_GAIN_NOISE * noise * f.segments.wander or gain <= 0:
         if graduation["stop_threshold"] is None:
             return None
     line = lo + GRADUATION_SHARE * gain

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from .config import Config, load_config
@@ -110,6 +111,44 @@ def load(
     Raises InputError when nothing at all could be read; anything partly readable is read and
     what was not becomes a DataIssue on its run (or on the Ingest for folder-level problems).
     """
+    plan = plan_sources(logdir, profile, config, reader, wandb_runs, group)
+    sources, config = plan.sources, plan.config
+    results: list[SourceResult] = list(imap_runs(
+        _ingest_one, sources, reader, plan.forced, plan.profiles, names=[s.name for s in sources],
+        sizes=[_size(s) for s in sources], progress=progress))
+    builder = FrameBuilder()
+    infos = []
+    for members, grouped in group_sources(results, plan.grouper):
+        info = _merge_infos(members, grouped, config)
+        for origin, result in enumerate(members):
+            if result.points is not None:
+                builder.add(info.name, result.points, _origin(members, origin))
+            result.points = None
+        infos.append(info)
+    frame, duplicates, combined = builder.build()
+    _fill_stats(frame, infos, duplicates, combined)
+    if frame.empty and all(info.points_read == 0 for info in infos):
+        first = next((i for info in infos for i in info.issues), None)
+        raise nothing_readable(len(infos), logdir, first or (plan.issues[0] if plan.issues else None))
+    return Ingest(plan.root, frame, infos, plan.issues, config)
+
+
+@dataclass
+class Plan:
+    """What to read and how: the sources found, logdir-level issues, profiles and grouping."""
+
+    config: Config
+    root: str
+    sources: list[RunSource]
+    issues: list[DataIssue]
+    forced: Profile | None
+    profiles: dict[str, Profile]
+    grouper: object | None
+
+
+def plan_sources(logdir, profile: str | None, config, reader: str, wandb_runs: Iterable[str],
+                 group: str | None) -> Plan:
+    """The arguments of `load` checked, the logdir discovered: InputError when there is nothing to read."""
     if not isinstance(config, Config):
         config = load_config(config)
     if reader not in READERS:
@@ -136,26 +175,12 @@ def load(
             "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
             "dcd logs.csv, SwanLab runs (run-*.swanlab), tinker-cookbook metrics.jsonl or ROLL stdout "
             "logs (metrics_tag: lines)")
+    return Plan(config, root, sources, issues, forced, profiles, grouper)
 
-    results: list[SourceResult] = list(imap_runs(
-        _ingest_one, sources, reader, forced, profiles, names=[s.name for s in sources],
-        sizes=[_size(s) for s in sources], progress=progress))
-    builder = FrameBuilder()
-    infos = []
-    for members, grouped in group_sources(results, grouper):
-        info = _merge_infos(members, grouped, config)
-        for origin, result in enumerate(members):
-            if result.points is not None:
-                builder.add(info.name, result.points, _origin(members, origin))
-            result.points = None
-        infos.append(info)
-    frame, duplicates, combined = builder.build()
-    _fill_stats(frame, infos, duplicates, combined)
-    if frame.empty and all(info.points_read == 0 for info in infos):
-        first = next((i for info in infos for i in info.issues), None) or (issues[0] if issues else None)
-        why = f": {first.path}: {first.detail}" if first else ""
-        raise InputError(f"no readable points in {len(infos)} run(s) under {logdir or 'the given runs'}{why}")
-    return Ingest(root, frame, infos, issues, config)
+
+def nothing_readable(runs: int, logdir, first: DataIssue | None) -> InputError:
+    why = f": {first.path}: {first.detail}" if first else ""
+    return InputError(f"no readable points in {runs} run(s) under {logdir or 'the given runs'}{why}")
 
 
 @dataclass
@@ -312,16 +337,33 @@ def _read(source: RunSource, reader: str) -> RawRun:
     return read_run(source, reader)
 
 
+def run_frame(members: list[SourceResult], grouped: tuple | None, config: Config) -> tuple[pd.DataFrame, RunInfo]:
+    """The frame and RunInfo of one run (a source, or a group of them), as `load` builds them for
+    every run at once; the members' points are released."""
+    info = _merge_infos(members, grouped, config)
+    builder = FrameBuilder()
+    for origin, result in enumerate(members):
+        if result.points is not None:
+            builder.add(info.name, result.points, _origin(members, origin))
+        result.points = None
+    frame, duplicates, combined = builder.build()
+    _fill_stats(frame, [info], duplicates, combined)
+    return frame, info
+
+
 def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str, int],
                 combined: dict[str, int]) -> None:
-    if not frame.empty:
+    one = len(infos) == 1 and not frame.empty and list(frame["run"].cat.categories) == [infos[0].name]
+    if one:
+        _fill_one(frame, infos[0])
+    elif not frame.empty:  # several runs: one pandas pass over all of them
         grouped = frame.groupby("run", observed=True)
         sizes = grouped.size()
         steps = grouped["step"].agg(["min", "max"])
         per_split = frame.groupby(["run", "split"], observed=True).size()
         envs = frame.groupby("run", observed=True)["env_id"].unique()
     for info in infos:
-        if not frame.empty and info.name in sizes.index:
+        if not one and not frame.empty and info.name in sizes.index:
             info.points_in_frame = int(sizes[info.name])
             info.step_range = (int(steps.loc[info.name, "min"]), int(steps.loc[info.name, "max"]))
             info.points_per_split = {str(s): int(c) for s, c in per_split[info.name].items()}
@@ -333,3 +375,15 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
                 f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
                 "restart (a later file, a TensorBoard SessionLog START, a resumed job's or W&B run's "
                 "rows); the last write was kept"))
+
+
+def _fill_one(frame: pd.DataFrame, info: RunInfo) -> None:
+    """`_fill_stats` of a frame holding one run, with numpy (a sweep pays this per run)."""
+    step = frame["step"].to_numpy()
+    info.points_in_frame = len(frame)
+    info.step_range = (int(step.min()), int(step.max()))
+    split, env = frame["split"].cat, frame["env_id"].cat
+    counts = np.bincount(split.codes.to_numpy(), minlength=len(split.categories))
+    info.points_per_split = {str(name): int(n) for name, n in zip(split.categories, counts) if n}
+    present = np.bincount(env.codes.to_numpy(), minlength=len(env.categories)) > 0
+    info.envs = sorted(str(name) for name, seen in zip(env.categories, present) if seen)

@@ -50,10 +50,13 @@ class Episode:
 
 def fit(env: EnvData, split: str) -> Fit:
     """The env's `split` series ("train" | "eval" | "learning" | "performance") with noise and segments."""
+    if split == "learning":
+        split = "train" if len(env.train) else "eval"
+    elif split == "performance":
+        split = "eval" if len(env.eval) else "train"
     key = "fit:" + split
     if key not in env.cache:
-        series = {"train": env.train, "eval": env.eval, "learning": env.learning,
-                  "performance": env.performance}[split]
+        series = env.train if split == "train" else env.eval
         noise = noise_model(series.values, series.counts, env.sign)
         env.cache[key] = Fit(series, noise, segment(noise, series.values))
     return env.cache[key]
@@ -144,25 +147,26 @@ def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int
     """Consecutive segments grouped into phases (first segment, last segment, level, z-level, its
     standard error): a new phase starts where the level moves by more than `merge_within` from the
     current phase's level. Segments made only of outliers are skipped."""
+    idx = np.arange(len(seg)) if segments is None else np.asarray(segments)
+    idx = idx[seg.count[idx] > 0]
     out = []
-    cur: list[int] = []
-
-    def close():
-        c = seg.count[cur]
-        wz = 1.0 / seg.se[cur] ** 2
-        out.append((cur[0], cur[-1], float(np.average(seg.level[cur], weights=c)),
-                    float(np.average(seg.zlevel[cur], weights=wz)), float(1.0 / np.sqrt(wz.sum()))))
-
-    for j in (range(len(seg)) if segments is None else segments):
-        if seg.count[j] == 0:
-            continue
-        if cur and abs(seg.level[j] - float(np.average(seg.level[cur], weights=seg.count[cur]))) > merge_within:
-            close()
-            cur = []
-        cur.append(j)
-    if cur:
-        close()
+    if not len(idx):
+        return out
+    level, count, zl, wz = seg.level[idx], seg.count[idx].astype(np.float64), seg.zlevel[idx], 1.0 / seg.se[idx] ** 2
+    start, sc, sl = 0, count[0], level[0] * count[0]
+    for j in range(1, len(idx)):
+        if abs(level[j] - sl / sc) > merge_within:
+            out.append(_phase(idx, start, j, sl / sc, zl, wz))
+            start, sc, sl = j, 0.0, 0.0
+        sc += count[j]
+        sl += level[j] * count[j]
+    out.append(_phase(idx, start, len(idx), sl / sc, zl, wz))
     return out
+
+
+def _phase(idx, a: int, b: int, level: float, zl, wz) -> tuple[int, int, float, float, float]:
+    w = wz[a:b]
+    return int(idx[a]), int(idx[b - 1]), float(level), float(np.dot(zl[a:b], w) / w.sum()), float(1.0 / np.sqrt(w.sum()))
 
 
 def switching(env: EnvData, split: str, scale: float) -> list[Episode]:

@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 MIN_ITEMS = 4
 MIN_BYTES = 16 << 20  # below this much input, starting workers costs more than it saves
 _PRELOAD = ["curriwatch.ingest", "curriwatch.readers.tensorboard", "curriwatch.readers.wandb_offline",
+            "curriwatch.scan", "curriwatch.analyze",
             "curriwatch.readers.warm"]  # the last one loads the compiled readers once, before forking
 
 Progress = Callable[[int, int, str], None]  # (done, total, name of the item just started or done)

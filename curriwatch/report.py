@@ -109,8 +109,26 @@ class Report:
         return json_safe(data)
 
 
+_NUMBERS = frozenset((float, int))
+
+
 def json_safe(value):
-    """NaN and infinities become None; numpy scalars become Python numbers; tuples become lists."""
+    """NaN and infinities become None; numpy scalars become Python numbers; tuples become lists.
+
+    Linear and lean on big reports: a list of plain finite numbers (a chart series) is copied in
+    one step, finiteness checked by its sum (a NaN or an infinity makes the sum non-finite)."""
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is list or kind is tuple:
+        types = set(map(type, value))
+        if types <= _NUMBERS and (float not in types or math.isfinite(sum(value))):
+            return list(value)
+        return [json_safe(v) for v in value]
+    if kind is dict:
+        return {k if type(k) is str else str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

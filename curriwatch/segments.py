@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
 import numpy as np
+
+from . import segment_kernels
+
+_NUMPY_PATH = bool(os.environ.get("CURRIWATCH_NUMPY_SEGMENTS"))  # tests compare both paths
+NUMPY_FIRST = 300  # series segmented with numpy before loading the compiled kernel (~0.5 s once) pays off
+_calls = 0
 
 MAD_SD = 1.4826  # MAD -> sd for gaussian data
 BLOCK = 32  # points per block of the local noise estimate
@@ -24,9 +32,11 @@ BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
 PENALTY_SLOPE, PENALTY_BASE = 2.0, 6.0  # a change must explain 2 log(n) + 6 of squared noise
 OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is an outlier stretch
+OUTLIER_ROUNDS = 3  # passes of taking out outliers and segmenting again
 MAX_SEGMENTS = 4096
 OVERDISPERSION = 1.3  # a binomial series whose own spread exceeds its model's by this much takes its own
 AR_MIN_PAIRS, AR_MIN_RHO = 30, 0.25  # autocorrelation is estimated from this many residual pairs, used above this
+AR_ROUNDS = 4  # ... re-estimated on coarser cuts until it settles
 
 
 @dataclass(frozen=True)
@@ -57,11 +67,10 @@ def lattice_trials(values: np.ndarray) -> int | None:
     u = np.unique(values)
     if len(u) > MAX_TRIALS + 1 or len(u) < 3:
         return None
-    for n in range(2, MAX_TRIALS + 1):
-        k = u * n
-        if np.all(np.abs(k - np.rint(k)) <= 1e-4 * n):
-            return n
-    return None
+    ns = np.arange(2, MAX_TRIALS + 1, dtype=np.float64)[:, None]
+    k = u[None, :] * ns
+    fits = np.all(np.abs(k - np.rint(k)) <= 1e-4 * ns, axis=1)
+    return int(ns[np.argmax(fits), 0]) if fits.any() else None
 
 
 def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
@@ -73,9 +82,25 @@ def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
 
 def block_sds(values: np.ndarray) -> np.ndarray:
     """The robust noise sd of each block of BLOCK points (changes between neighbours)."""
-    d = np.diff(values)
-    nb = max(1, (len(d) + BLOCK - 1) // BLOCK)
-    return np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+    return _robust_sds(np.diff(values))
+
+
+def _robust_sds(d: np.ndarray) -> np.ndarray:
+    """robust_sd of each block of BLOCK changes, all full blocks at once (the last, partial one alone)."""
+    full = len(d) // BLOCK
+    out = np.zeros(max(1, (len(d) + BLOCK - 1) // BLOCK))
+    if full:
+        blocks = d[: full * BLOCK].reshape(full, BLOCK)
+        med = np.median(blocks, axis=1)
+        mad = np.median(np.abs(blocks - med[:, None]), axis=1)
+        out[:full] = MAD_SD * mad / np.sqrt(2)
+        zero = np.flatnonzero(~(mad > 0))
+        if len(zero):  # more than half the changes equal: mean square of the smaller 90 %
+            a = np.sort(np.abs(blocks[zero]), axis=1)[:, : int(np.ceil(0.9 * BLOCK))]
+            out[zero] = np.sqrt(np.mean(a * a, axis=1) / 2)
+    if len(d) > full * BLOCK:
+        out[full] = robust_sd(d[full * BLOCK:])
+    return out
 
 
 def robust_sd(d: np.ndarray) -> float:
@@ -123,10 +148,9 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     return Noise("gaussian", z, sigma)
 
 
-def _autocorrelation_inflation(noise: Noise, seg: "Segments") -> float:
-    """The variance factor of a segment mean when the noise is autocorrelated (AR(1)): the lag-1
-    correlation of residuals within segments, when there are enough of them and it is clearly
-    positive; 1 otherwise."""
+def _autocorrelation(noise: Noise, seg: "Segments") -> float:
+    """The noise's AR(1) coefficient: the lag-1 correlation of residuals within segments, when there
+    are enough of them and it is clearly positive; 0 otherwise."""
     z = noise.z
     fit = np.repeat(seg.zlevel, np.diff(seg.bounds))
     r = (z - fit) / noise.sigma
@@ -134,17 +158,12 @@ def _autocorrelation_inflation(noise: Noise, seg: "Segments") -> float:
     same = np.repeat(np.arange(len(seg)), np.diff(seg.bounds))
     pair = ok[1:] & ok[:-1] & (same[1:] == same[:-1])
     if pair.sum() < AR_MIN_PAIRS:
-        return 1.0
+        return 0.0
     r = np.clip(r, -3.0, 3.0)
     a, b = r[:-1][pair], r[1:][pair]
     denom = np.sqrt(np.sum(a * a) * np.sum(b * b))
     rho = float(np.sum(a * b) / denom) if denom > 0 else 0.0
-    if rho < AR_MIN_RHO:
-        return 1.0
-    rho = min(rho, 0.95)
-    # noise sds come from changes between neighbours: sd_diff^2 = 2 var (1 - rho); a mean of m points
-    # has var(1 + rho) / (1 - rho) / m
-    return (1 + rho) / (1 - rho) ** 2
+    return min(rho, 0.95) if rho >= AR_MIN_RHO else 0.0
 
 
 def _floor(z: np.ndarray) -> float:
@@ -159,8 +178,8 @@ def _block_sd(d: np.ndarray, n: int, overall: float) -> np.ndarray:
     one calm stretch does not make every small change there significant."""
     if n <= 2 * BLOCK:
         return np.full(n, overall)
-    nb = (len(d) + BLOCK - 1) // BLOCK
-    sds = np.array([robust_sd(d[b * BLOCK: (b + 1) * BLOCK]) for b in range(nb)])
+    sds = _robust_sds(d)
+    nb = len(sds)
     sds = np.maximum(sds, BLOCK_FLOOR * float(np.median(sds)))
     if nb >= 3:  # neighbouring blocks smooth the estimate (a median of three)
         padded = np.concatenate([[sds[0]], sds, [sds[-1]]])
@@ -183,7 +202,18 @@ class Segments:
     count: np.ndarray
     se: np.ndarray
     outlier: np.ndarray  # per point
-    inflation: float = 1.0  # variance factor of a mean from autocorrelated noise (AR(1))
+    rho: float = 0.0  # the noise's AR(1) coefficient (0: independent points)
+
+    @property
+    def inflation(self) -> float:
+        """The variance factor of a mean from autocorrelated noise: sds come from changes between
+        neighbours (sd_diff^2 = 2 var (1 - rho)) and a mean of m points has var (1 + rho) / (1 - rho) / m."""
+        return (1 + self.rho) / (1 - self.rho) ** 2
+
+    @property
+    def wander(self) -> float:
+        """How much farther than its point noise (from changes between neighbours) the noise wanders."""
+        return float(np.sqrt(1.0 / (1.0 - self.rho)))
 
     def __len__(self) -> int:
         return len(self.level)
@@ -224,24 +254,36 @@ def segment(noise: Noise, values: np.ndarray, penalty: float | None = None) -> S
     if penalty is None:
         penalty = PENALTY_SLOPE * np.log(max(n, 2)) + PENALTY_BASE
     seg = _segment_once(noise, values, w, penalty)
-    inflation = _autocorrelation_inflation(noise, seg) if noise.kind == "gaussian" else 1.0
-    if inflation > 1.0:
-        seg = _segment_once(noise, values, w / inflation, penalty, inflation)
+    rho = 0.0
+    for _ in range(AR_ROUNDS if noise.kind == "gaussian" else 0):
+        # residuals of a series cut too finely hide part of a slow wander: estimate, cut more coarsely,
+        # estimate again (independent noise or switching between levels leaves white residuals: 0)
+        found = max(rho, _autocorrelation(noise, seg))
+        if found <= rho + 0.02:
+            break
+        rho = found
+        seg = _segment_once(noise, values, w * (1 - rho) ** 2 / (1 + rho), penalty, rho)
     return seg
 
 
 def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: float,
-                  inflation: float = 1.0) -> "Segments":
+                  rho: float = 0.0) -> "Segments":
+    global _calls
+    _calls += 1
+    if segment_kernels.AVAILABLE and not _NUMPY_PATH and _calls > NUMPY_FIRST:
+        cuts, outlier = segment_kernels.segment_core(noise.z.astype(np.float64), w.astype(np.float64), float(penalty),
+                                                     MAX_SEGMENTS, OUTLIER_POINTS, OUTLIER_ROUNDS)
+        return _build(values, noise.z, w, outlier, cuts.tolist(), rho)
     outlier = np.zeros(len(values), bool)
     cuts = _binseg(noise.z, w, outlier, penalty)
     # outliers: short segments standing alone between two longer ones that agree with each other
-    for _ in range(3):
+    for _ in range(OUTLIER_ROUNDS):
         found = _outliers(noise.z, w, outlier, cuts, penalty)
         if not found.any():
             break
         outlier |= found
         cuts = _binseg(noise.z, w, outlier, penalty)
-    return _build(values, noise.z, w, outlier, cuts, inflation)
+    return _build(values, noise.z, w, outlier, cuts, rho)
 
 
 def _binseg(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, penalty: float) -> list[int]:
@@ -309,7 +351,7 @@ def _outliers(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int]
 
 
 def _build(values: np.ndarray, z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int],
-           inflation: float = 1.0) -> Segments:
+           rho: float = 0.0) -> Segments:
     bounds = np.array([0, *cuts, len(values)], dtype=np.int64)
     keep = ~outlier
     wk = np.where(keep, w, 0.0)
@@ -325,4 +367,4 @@ def _build(values: np.ndarray, z: np.ndarray, w: np.ndarray, outlier: np.ndarray
         zlevel = np.where(wsum > 0, (zs[b] - zs[a]) / wsum, np.nan)
         se = np.where(wsum > 0, 1.0 / np.sqrt(wsum), np.inf)
     # a segment made only of outliers takes its neighbours' level (it cannot exist after merging)
-    return Segments(bounds, level, zlevel, count.astype(np.int64), se, outlier.copy(), inflation)
+    return Segments(bounds, level, zlevel, count.astype(np.int64), se, outlier.copy(), rho)

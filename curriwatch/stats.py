@@ -15,6 +15,15 @@ def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
     """Median of the last `window` points at each point (fewer at the start)."""
     if window <= 1 or len(values) == 0:
         return values.astype(np.float64, copy=True)
+    if window <= 8:  # small windows: numpy over a sliding view (pandas' rolling costs ~0.5 ms a call)
+        v = values.astype(np.float64)
+        out = np.empty(len(v))
+        head = min(window - 1, len(v))
+        for i in range(head):  # fewer points at the start
+            out[i] = np.median(v[: i + 1])
+        if len(v) >= window:
+            out[window - 1:] = np.median(np.lib.stride_tricks.sliding_window_view(v, window), axis=1)
+        return out
     return pd.Series(values).rolling(window, min_periods=1).median().to_numpy()
 
 

@@ -97,6 +97,51 @@ def test_real_subprocess_report_on_stdout_only(sample_logs, tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "logdir not found" in proc.stderr
 
 
+def _imported(args: list[str], cwd, env: dict | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run the CLI as a process; (its result, the top-level modules it imported)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "curriwatch", *args], capture_output=True,
+                          text=True, cwd=cwd, env={**os.environ, "NO_COLOR": "1", **(env or {})}, timeout=120)
+    modules = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines()
+               if line.startswith("import time:")}
+    return proc, modules - {"imported package"}
+
+
+def test_config_is_answered_before_typer_loads_and_says_what_typer_says(tmp_path):
+    (tmp_path / "curriwatch.yaml").write_text("health_monitoring:\n  stagnation_window: 250\n")
+    (tmp_path / "bad.yaml").write_text("critical_regression_threshold: high\n")
+    for args in (["config", "--show"], ["config", "--show", "--config", "bad.yaml"], ["config", "--config=bad.yaml"],
+                 ["config"], ["config", "--config", "missing.yaml"]):
+        proc, modules = _imported(args, tmp_path)
+        assert "typer" not in modules and "pandas" not in modules, args
+        cwd = os.getcwd()
+        os.chdir(tmp_path)
+        try:
+            result = runner.invoke(app, args)
+        finally:
+            os.chdir(cwd)
+        assert (proc.returncode, proc.stdout) == (result.exit_code, result.stdout), args
+        said = [line for line in proc.stderr.splitlines() if not line.startswith("import time:")]
+        assert said == result.stderr.splitlines(), args
+        if args == ["config", "--show"]:
+            assert "stagnation_window: 250" in proc.stdout  # ./curriwatch.yaml was read
+    proc, modules = _imported(["config", "--help"], tmp_path)  # any other shape: typer answers
+    assert proc.returncode == 0 and "--show" in proc.stdout and "typer" in modules
+
+
+def test_scan_converts_its_options_without_pydantic(sample_logs, tmp_path):
+    """typer would import pydantic (~0.1 s) to convert options; curriwatch's plain options skip it,
+    and a bad value still gets typer's own message."""
+    logs = str(sample_logs / "generic")  # TensorBoard only (importing wandb imports pydantic itself)
+    proc, modules = _imported(["scan", logs, "--fail-on", "never", "--run", "curriculum",
+                               "--config", str(tmp_path / "none.yaml")], tmp_path)
+    assert proc.returncode == 2 and "config file not found" in proc.stderr and "pydantic" not in modules
+    proc, modules = _imported(["scan", logs, "--fail-on", "never", "--run", "curriculum"], tmp_path,
+                              {"CURRIWATCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 0 and "curriculum_run" in proc.stdout and "pydantic" not in modules
+    proc, _modules = _imported(["scan", str(sample_logs), "--fail-on", "bogus"], tmp_path)
+    assert proc.returncode == 2 and "'bogus' is not one of 'critical', 'warning', 'never'" in proc.stderr
+
+
 def test_reader_tbparse_gives_the_same_report(sample_logs):
     args = ["report", str(sample_logs / "generic"), "--format", "json", "--fail-on", "never"]
     native = json.loads(runner.invoke(app, args).stdout)

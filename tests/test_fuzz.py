@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from curriwatch.model import RunSource
 from curriwatch.readers.leveldb_log import LogReport, iter_log_records
-from curriwatch.readers import event_scan, history_scan, tensorboard, wandb_offline
+from curriwatch.readers import native, tensorboard, wandb_offline
 from curriwatch.readers.tensorboard import read_tensorboard
 from curriwatch.readers.tfrecord import masked_crc32c
 from curriwatch.readers.wandb_offline import _record_class, read_wandb_offline
@@ -169,7 +169,7 @@ def test_fuzzed_event_file(tb_original, data):
     at_boundary = kind == "truncate" and (len(damaged) in ends or len(damaged) == 0)
     if first is not None and not at_boundary:
         assert issues, (kind, first)
-    if event_scan.numba is not None:  # the compiled scan keeps exactly the same promises
+    if native.kernels() is not None:  # the compiled scan keeps exactly the same promises
         assert _read_tb(damaged, compiled=True) == (_points, issues)
 
 
@@ -185,7 +185,7 @@ def test_fuzzed_wandb_file(wandb_original, data):
         damaged = mutate(original)
     points, issues, first = _read_and_check(_read_wb, original, damaged, [(end, pts) for _o, end, pts in records],
                                             "run-fuzz.wandb")
-    if history_scan.numba is not None:  # the compiled walk keeps exactly the same promises
+    if native.kernels() is not None:  # the compiled walk keeps exactly the same promises
         assert _read_wb(damaged, compiled=True, everything=True) == _read_wb(damaged, everything=True)
     all_points = [p for _o, _e, pts in records for p in pts]
     at_boundary = kind == "truncate" and len(damaged) in boundaries

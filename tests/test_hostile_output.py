@@ -55,17 +55,32 @@ def test_a_planted_pickle_in_the_cache_never_runs(tmp_path, payload, name):
     assert not marker.exists() and proc.stdout == b""
 
 
+SAVED_RUN = (b'{"run": "r", "source": "tensorboard", "profile": "generic", "step_range": [0, 5], '
+             b'"environments": [{"env_id": "e", "current_state": "active", "current_train_performance": 0.5, '
+             b'"current_eval_performance": null, "peak_performance": 0.5, "performance_trend": "stable", '
+             b'"time_in_current_state": 5, "total_training_steps": 5, "health_status": "healthy", "warnings": [], '
+             b'"graduation_step": null, "graduation_baseline": null}], "timeline": [], "warnings": [], '
+             b'"data_issues": []}')
+
+
 @pytest.mark.parametrize("content", [b"", b"\x80\x04garbage", b"{\"format\": 1", b"[1, 2]",
-                                     b'{"format": "curriwatch-result-1", "version": "VERSION", "report": '
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": '
                                      b'{"schema_version": 1, "logdir": "x", "runs": [{"run": 5}]}}',
-                                     b'{"format": "curriwatch-result-1", "version": "VERSION", "report": NaN}'])
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": NaN}',
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": {"schema_version": 1, '
+                                     b'"logdir": "x", "runs": [' + SAVED_RUN + b']}, "drawing": {"r": {"envs": '
+                                     b'{"e": {"chart": {"train": {"steps": "AAAAAAAAAAA=", "values": "!!"}}}}}}}',
+                                     b'{"format": "FORMAT", "version": "VERSION", "report": {"schema_version": 1, '
+                                     b'"logdir": "x", "runs": [' + SAVED_RUN + b']}, "drawing": {"r": {"envs": '
+                                     b'{"e": {"chart": {"train": {"steps": "AAAAAAAAAAA=", "values": "AAAA"}}}}}}}'])
 def test_garbage_or_ill_typed_saved_results_are_one_line(tmp_path, monkeypatch, content):
     import curriwatch
     from curriwatch import store
 
     monkeypatch.setenv("CURRIWATCH_CACHE_DIR", str(tmp_path))
     store.cache_dir().mkdir(parents=True)
-    (store.cache_dir() / "x.json").write_bytes(content.replace(b"VERSION", curriwatch.__version__.encode()))
+    content = content.replace(b"VERSION", curriwatch.__version__.encode()).replace(b"FORMAT", store.FORMAT.encode())
+    (store.cache_dir() / "x.json").write_bytes(content)
     (store.cache_dir() / "last").write_text("x.json")
     result = runner.invoke(app, ["report"])
     assert result.exit_code == 2
@@ -154,13 +169,14 @@ def test_doctor_output_is_inert_and_lists_unclaimed_tags_once(hostile_logdir):
 # --- item 12: Ctrl-C, closed or full stdout, usage errors -----------------------------------------
 
 def test_ctrl_c_during_a_scan_is_one_line_and_exit_130(monkeypatch, capsys, sample_logs):
+    import importlib
+
     from curriwatch import cli as cli_module
-    import curriwatch.ingest
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(curriwatch.ingest, "load", interrupted)
+    monkeypatch.setattr(importlib.import_module("curriwatch.scan"), "plan_sources", interrupted)
     with pytest.raises(SystemExit) as exit_info:
         cli_module.main(["scan", str(sample_logs)])
     assert exit_info.value.code == 130
@@ -253,6 +269,40 @@ def test_a_run_with_many_envs_is_summarised_worst_first(fmt):
     assert "env004947" in text and "env004999" not in text  # a warning env is shown, a healthy one is not
     data = json.loads(render_text(report, Format.json, to_file=True))
     assert len(data["runs"][0]["environments"]) == 5000
+
+
+def big_sweep(runs: int):
+    from curriwatch.health import EnvHealth
+    from curriwatch.incidents import Incident
+    from curriwatch.report import Report, RunReport
+    from curriwatch.timeline import Interval
+
+    out = []
+    for r in range(runs):
+        status = "critical" if r % 50 == 7 else "healthy"
+        out.append(RunReport(f"sweep/run{r:04d}", "tensorboard", "generic", (0, 1000),
+                             environments=[EnvHealth("env0", "active", 0.5, 0.5, 0.6, "stable", 10, 100, status,
+                                                     sparkline=[0.5] * 24)],
+                             timeline=[("env0", Interval("active", 0, 1000))],
+                             warnings=[Incident("graduated_regression", "env0", "critical", 10, 1000, False, "fell")]
+                             if status == "critical" else []))
+    return Report("/logs", out, "test")
+
+
+def test_a_big_sweep_in_the_terminal_shows_the_worst_runs_and_counts_the_rest():
+    from curriwatch.cli import Format, render_text
+    from curriwatch.render.common import MAX_RUN_DETAILS, MAX_RUN_ROWS
+
+    report = big_sweep(1000)
+    text = render_text(report, Format.terminal, to_file=True)
+    detailed = re.findall(r"^run sweep/run(\d{4})", text, re.MULTILINE)
+    assert len(detailed) == MAX_RUN_DETAILS
+    assert set(detailed[:20]) == {f"{r:04d}" for r in range(7, 1000, 50)}  # the 20 critical runs first
+    assert f"... and {1000 - MAX_RUN_DETAILS} more run(s) ({1000 - MAX_RUN_DETAILS} healthy) not shown in full" in text
+    listed = re.findall(r"^sweep/run\d{4}", text, re.MULTILINE)
+    assert len(listed) == MAX_RUN_ROWS
+    assert f"... and {1000 - MAX_RUN_ROWS} more run(s) ({1000 - MAX_RUN_ROWS} healthy) not listed" in text
+    assert len(json.loads(render_text(report, Format.json, to_file=True))["runs"]) == 1000
 
 
 # --- item 14: stderr holds nothing but messages --------------------------------------------------

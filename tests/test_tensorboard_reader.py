@@ -19,10 +19,10 @@ from writers import event_file, torch_fixture, write_tb
 @pytest.fixture(autouse=True, params=["numpy", "compiled"])
 def scan_path(request, monkeypatch):
     """Every test here runs on both scan paths: numpy (small files, no numba) and compiled (numba)."""
-    from curriwatch.readers import event_scan, tensorboard
+    from curriwatch.readers import native, tensorboard
 
     if request.param == "compiled":
-        if event_scan.numba is None:
+        if native.kernels() is None:
             pytest.skip("numba is not installed: only the numpy path exists here")
         monkeypatch.setattr(tensorboard, "COMPILED_FROM", 0)
     else:

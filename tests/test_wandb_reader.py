@@ -14,10 +14,10 @@ from writers import write_wandb
 @pytest.fixture(autouse=True, params=["protobuf", "compiled"])
 def read_path(request, monkeypatch):
     """Every test here runs on both paths: protobuf record by record, and the compiled walk."""
-    from curriwatch.readers import history_scan, wandb_offline
+    from curriwatch.readers import native, wandb_offline
 
     if request.param == "compiled":
-        if history_scan.numba is None:
+        if native.kernels() is None:
             pytest.skip("numba is not installed: only the protobuf path exists here")
         monkeypatch.setattr(wandb_offline, "COMPILED_FROM", 0)
     else:
@@ -222,3 +222,45 @@ def test_compiled_walk_gives_what_protobuf_gives(formula_run, monkeypatch, read_
         got[name] = (raw.tags, raw.points(), list(raw.row), raw.text_points, raw.issues)
     assert repr(got["compiled"]) == repr(got["protobuf"])  # repr: NaN values compare equal
     assert got["compiled"][3]  # the string values are there to compare
+
+
+def test_records_that_hold_no_points_are_skipped_undecoded(tmp_path, read_path):
+    """Summaries (half of a run's bytes), telemetry and the like are skipped by their field headers
+    on both paths, never decoded: damage inside one costs nothing. Damage inside a history record
+    is still reported and costs that record only."""
+    from curriwatch.readers.wandb_offline import _record_class
+
+    good = write_wandb(tmp_path / "src", [{"train/a/reward": i / 10} for i in range(6)])
+    payloads = [p for _o, p in iter_log_records(good.read_bytes(), LogReport())]
+    first_history = next(i for i, p in enumerate(payloads) if _record_class().FromString(p).HasField("history"))
+    junk = b"\xff" * 5  # not a protobuf message: a varint that never ends
+    bad_summary = b"\x1a\x05" + junk  # Record.summary (field 3) holding junk, with a valid CRC
+    bad_history = b"\x12\x05" + junk  # Record.history (field 2) holding junk
+    payloads[first_history + 1:first_history + 1] = [bad_summary, bad_history]
+    damaged = tmp_path / "logs" / "offline-run-20260101_000000-testrun" / "run-testrun.wandb"
+    damaged.parent.mkdir(parents=True)
+    _write_log(damaged, payloads)
+
+    raw = read_wandb_offline(only_run(tmp_path / "logs"))
+    assert sorted((s, v) for t, s, v in raw.points() if t == "train/a/reward") == [(s, s / 10) for s in range(6)]
+    offsets = [o for o, p in iter_log_records(damaged.read_bytes(), LogReport()) if p == bad_history]
+    (issue,) = raw.issues
+    assert issue.kind == "corrupt_record" and issue.detail.startswith("1 record(s)")
+    assert f"first at byte {offsets[0]}" in issue.detail
+
+
+def test_a_run_is_read_without_importing_wandb(formula_run, read_path):
+    """Importing wandb costs ~0.9 s: the reader parses records with wandb's own schema, built from the
+    descriptors wandb ships, without running the wandb package."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from curriwatch.discover import discover; from curriwatch.readers import wandb_offline; "
+            f"wandb_offline.COMPILED_FROM = {0 if read_path == 'compiled' else 1 << 62}; "
+            "raw = wandb_offline.read_wandb_offline(discover(sys.argv[1])[0][0]); "
+            "print(len(raw), raw.meta['run_id'], 'wandb' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(formula_run[0])], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    points, run_id, imported = out.stdout.split()
+    assert int(points) > 60 and run_id == "testrun" and imported == "False"

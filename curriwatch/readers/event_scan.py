@@ -1,8 +1,8 @@
 """One compiled pass over a mapped event file: framing, both CRC32Cs, the common scalar layout.
 
-numba compiles `scan` on first use (cached on disk after that); without numba, or for small
-files, `tensorboard.py` uses the numpy path (`tfrecord.frame_records` + `fast_events`), which
-keeps the same promises. The same functions run uncompiled (`.py_func`) where only a few records
+Compiled by `native.py` (numba once, then its machine code loaded from a cache); without it, or
+for small files, `tensorboard.py` uses the numpy path (`tfrecord.frame_records` + `fast_events`),
+which keeps the same promises. The same functions run as plain Python where only a few records
 need them (`classify` on the records the numpy path leaves to protobuf).
 
 Record kinds written by `scan`: BAD_CRC (payload CRC failed, skipped and reported), SCALAR (the
@@ -13,22 +13,9 @@ without decoding).
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-try:
-    if os.environ.get("CURRIWATCH_NO_JIT"):  # tests compare both paths on the same files
-        raise ImportError
-    import numba
-
-    njit = numba.njit(cache=True, nogil=True)
-except ImportError:  # pure-Python fallback: the numpy path in tensorboard.py
-    numba = None
-
-    def njit(func):
-        func.py_func = func
-        return func
+from .native import entry, jit
 
 BAD_CRC, SCALAR, PROTOBUF, NO_SCALAR = 0, 1, 2, 3
 TAIL, CORRUPT = 1, 2  # stop reasons
@@ -52,7 +39,7 @@ def crc_tables(poly: int) -> np.ndarray:
 CRC_TABLE = crc_tables(0x82F63B78)  # CRC32C (Castagnoli)
 
 
-@njit
+@jit
 def _masked_crc(buf, start, end, t):
     """TFRecord's masked CRC32C of buf[start:end], eight bytes a step."""
     c = np.int64(0xFFFFFFFF)
@@ -70,18 +57,18 @@ def _masked_crc(buf, start, end, t):
     return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-@njit
+@jit
 def _u32(buf, p):
     return np.int64(buf[p]) | (np.int64(buf[p + 1]) << 8) | (np.int64(buf[p + 2]) << 16) | (
         np.int64(buf[p + 3]) << 24)
 
 
-@njit
+@jit
 def _u64(buf, p):
     return np.uint64(_u32(buf, p)) | (np.uint64(_u32(buf, p + 4)) << np.uint64(32))
 
 
-@njit
+@jit
 def _varint(buf, p, end):
     """(value, position after); position -1 when malformed or past `end`."""
     value = np.uint64(0)
@@ -96,7 +83,7 @@ def _varint(buf, p, end):
     return value, -1
 
 
-@njit
+@jit
 def _skip_field(buf, p, end, wire):
     """Position after a field's value of wire type `wire`, -1 when malformed."""
     if wire == 0:
@@ -113,7 +100,7 @@ def _skip_field(buf, p, end, wire):
     return -1
 
 
-@njit
+@entry("i8(u1[:], i8, i8)")
 def classify(buf, start, end):
     """PROTOBUF when the Event may hold a scalar (or is malformed: protobuf then judges), else NO_SCALAR."""
     p = start
@@ -138,7 +125,7 @@ def classify(buf, start, end):
     return NO_SCALAR
 
 
-@njit
+@jit
 def _summary_may_hold_scalar(buf, p, end):
     while p < end:
         key, p = _varint(buf, p, end)
@@ -172,7 +159,7 @@ def _summary_may_hold_scalar(buf, p, end):
     return False
 
 
-@njit
+@jit
 def _simple_scalar(buf, s, e, i, wall, step, value):
     """Decode `09 wall [10 step] 2a L 0a L 0a L tag 15 f32` at payload [s, e) into row i.
 
@@ -202,7 +189,7 @@ def _simple_scalar(buf, s, e, i, wall, step, value):
     return p
 
 
-@njit
+@jit
 def _intern(buf, a, b, table, slots, arena):
     """The slot of tag bytes buf[a:b] (slots are numbered in first-seen order), -1 when full.
 
@@ -229,36 +216,42 @@ def _intern(buf, a, b, table, slots, arena):
     count, used = slots[0, 0], slots[0, 1]
     if count + 1 >= len(slots) or 2 * count >= len(table) or used + (b - a) > len(arena):
         return -1
-    arena[used:used + (b - a)] = buf[a:b]
+    for k in range(b - a):
+        arena[used + k] = buf[a + k]
     table[j] = count + 1
     slots[count + 1, 0], slots[count + 1, 1], slots[count + 1, 2] = used, used + (b - a), np.int64(h)
     slots[0, 0], slots[0, 1] = count + 1, used + (b - a)
     return count
 
 
-@njit
-def scan(buf, pos, stop_at, crc_table, table, slots, arena, record, kind, wall, step, value, tag_slot):
+@entry("i8(u1[:], i8, i8, i8[:,:], i8[:], i8[:,:], u1[:], i8[:], u1[:], u8[:], u8[:], u4[:], i8[:], i8[:])")
+def scan(buf, pos, stop_at, crc_table, table, slots, arena, record, kind, wall, step, value, tag_slot, ret):
     """Frame and classify records from `pos` until the output arrays are full, `stop_at` is passed
     or the data ends.
 
-    Returns (records written, position to go on from, stop reason 0/TAIL/CORRUPT)."""
+    Returns the records written; ret[0] the position to go on from, ret[1] the stop reason
+    (0, TAIL or CORRUPT)."""
     n = len(buf)
     cap = len(record)
     count = 0
     last_len = np.uint64(0xFFFFFFFFFFFFFFFF)
     last_len_crc = np.int64(-1)
+    ret[1] = 0
     while pos < n and count < cap and pos < stop_at:
         if pos + 12 > n:
-            return count, pos, TAIL
+            ret[1] = TAIL
+            break
         length = _u64(buf, pos)
         length_crc = _u32(buf, pos + 8)
         if length != last_len or length_crc != last_len_crc:
             if _masked_crc(buf, pos, pos + 8, crc_table) != length_crc:
-                return count, pos, CORRUPT
+                ret[1] = CORRUPT
+                break
             last_len, last_len_crc = length, length_crc
         room = n - pos - 16
         if room < 0 or length > np.uint64(room):
-            return count, pos, TAIL
+            ret[1] = TAIL
+            break
         s = pos + 12
         e = s + np.int64(length)
         record[count] = pos
@@ -275,4 +268,5 @@ def scan(buf, pos, stop_at, crc_table, table, slots, arena, record, kind, wall, 
                 kind[count] = classify(buf, s, e)
         count += 1
         pos = e + 4
-    return count, pos, 0
+    ret[0] = pos
+    return count

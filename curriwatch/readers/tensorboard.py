@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import PurePosixPath
 
 import numpy as np
@@ -11,6 +10,7 @@ from tensorboard.compat.proto import types_pb2
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 
 from ..model import DataIssue, RawRun, RunSource
+from . import event_scan, native
 from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
@@ -97,7 +97,7 @@ def _display(path: str, source: RunSource) -> str:
     return f"{source.name}/{PurePosixPath(rel).as_posix()}" if source.name != "." else PurePosixPath(rel).as_posix()
 
 
-COMPILED_FROM = 1 << 20  # bytes: smaller files are not worth importing numba for
+COMPILED_FROM = 256 << 10  # bytes: below this, loading the compiled kernels costs more than it saves
 _CAPACITY = 1 << 18  # records per compiled pass: bounds the per-pass arrays (~15 MB)
 
 
@@ -106,9 +106,9 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
         with mapped(path) as (data, release):
             report = FramingReport()
             undecodable: list[int] = []
-            scan = _compiled_scan() if len(data) >= COMPILED_FROM or _warm() else None
-            if scan is not None:
-                _read_compiled(raw, data, release, scan, tagger, report, undecodable)
+            kernels = _kernels(len(data))
+            if kernels is not None:
+                _read_compiled(raw, data, release, kernels, tagger, report, undecodable)
             else:
                 _read_numpy(raw, data, tagger, report, undecodable)
             _report(raw, shown, len(data), report, undecodable)
@@ -116,23 +116,20 @@ def _read_event_file(raw: RawRun, path: str, tagger, shown: str) -> None:
         raw.issues.append(unreadable(shown, err))
 
 
-def _warm() -> bool:
-    """True once the compiled scan is loaded here (e.g. in a sweep's worker): then it pays for any file."""
-    scan = sys.modules.get("curriwatch.readers.event_scan")
-    return COMPILED_FROM < 1 << 62 and scan is not None and scan.numba is not None and scan.scan.signatures != []
-
-
-def _compiled_scan():
-    """The compiled scanner module, or None without numba (or with CURRIWATCH_NO_JIT set)."""
-    from . import event_scan
-
-    return event_scan if event_scan.numba is not None else None
+def _kernels(size: int):
+    """The compiled kernels for a file of `size` bytes: for big files, or for any file once they
+    are loaded in this process (e.g. in a sweep's worker); None without them (CURRIWATCH_NO_JIT)."""
+    if COMPILED_FROM >= 1 << 62 or (size < COMPILED_FROM and not native.loaded()):
+        return None
+    return native.kernels()
 
 
 _TAG_TABLE = 1 << 16  # distinct tags a file can intern in the compiled pass; more go to protobuf
 
 
-def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport, undecodable: list[int]) -> None:
+def _read_compiled(raw: RawRun, data, release, kernels, tagger, report: FramingReport,
+                   undecodable: list[int]) -> None:
+    es = event_scan
     buf = np.frombuffer(data, np.uint8)
     cap = min(_CAPACITY, len(buf) // 16 + 1)
     cols = {"record": np.int64, "kind": np.uint8, "wall": np.uint64, "step": np.uint64,
@@ -144,10 +141,12 @@ def _read_compiled(raw: RawRun, data, release, es, tagger, report: FramingReport
     arena = np.empty(min(4 << 20, len(buf)), np.uint8)  # the tags' bytes
     slot_code = np.zeros(len(table) // 2, np.int64)
     coded = 0
-    state: dict = {}
+    state: dict = {"classify": kernels.classify}
+    ret = np.zeros(2, np.int64)
     pos = 0
     while pos < len(buf):
-        count, pos, stop = es.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, arena, *out.values())
+        count = kernels.scan(buf, pos, pos + RELEASE_EVERY, es.CRC_TABLE, table, slots, arena, *out.values(), ret)
+        pos, stop = int(ret[0]), int(ret[1])
         got = {name: arr[:count] for name, arr in out.items()}
         kind, record = got["kind"], got["record"]
         report.bad_payload_crc.extend(record[kind == es.BAD_CRC].tolist())
@@ -236,15 +235,14 @@ def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: 
     starts_at: list[int] = []  # records holding a SessionLog.START
     codes: dict[str, int] = state.setdefault("codes", {})
     plugin: dict[str, str] = state.setdefault("plugin", {})  # tag -> plugin name from its first metadata
-    classify = None
+    classify = state.get("classify", event_scan.classify)  # compiled when the kernels are loaded
+    buf = None
     for i in records.tolist():
         a, b = int(starts[i]), int(ends[i])
         if b - a >= 1024:
-            if classify is None:
-                from . import event_scan
-
-                buf, classify, no_scalar = np.frombuffer(data, np.uint8), event_scan.classify, event_scan.NO_SCALAR
-            if classify(buf, a, b) == no_scalar:
+            if buf is None:
+                buf = np.frombuffer(data, np.uint8)
+            if classify(buf, a, b) == event_scan.NO_SCALAR:
                 continue
         try:
             event = parse(data[a:b])

@@ -9,6 +9,7 @@ import numpy as np
 from pathlib import PurePosixPath
 
 from ..model import DataIssue, RawRun, RunSource
+from . import history_scan, native
 from .files import mapped, undecodable_issue, unreadable
 from .leveldb_log import LogReport, check_header, damage_issues, iter_log_records
 
@@ -16,10 +17,41 @@ AXIS_KEYS = ("_step", "_timestamp")  # read as step / wall_time, not as points
 _INT64 = 2.0 ** 63
 
 
-def _record_class():
-    from wandb.proto import wandb_internal_pb2  # imports wandb: only when a W&B run is read
+_RECORD: list = []
 
-    return wandb_internal_pb2.Record
+
+def _record_class():
+    """wandb's `Record` message class. Built from the descriptors wandb ships (its generated
+    `wandb/proto/v{N}/*_pb2.py`, the same schema) in a private descriptor pool: importing
+    `wandb.proto` imports the whole wandb package (~0.9 s). That import is the fallback."""
+    if not _RECORD:
+        try:
+            _RECORD.append(_record_from_descriptors())
+        except Exception:  # noqa: BLE001 - another wandb layout: its own module knows
+            from wandb.proto import wandb_internal_pb2
+
+            _RECORD.append(wandb_internal_pb2.Record)
+    return _RECORD[0]
+
+
+def _record_from_descriptors():
+    import ast
+    import importlib.util
+    import re
+
+    import google.protobuf
+    from google.protobuf import descriptor_pool, empty_pb2, message_factory, struct_pb2, timestamp_pb2
+
+    spec = importlib.util.find_spec("wandb")  # finds the package without running it
+    folder = os.path.join(spec.submodule_search_locations[0], "proto", f"v{google.protobuf.__version__.split('.')[0]}")
+    pool = descriptor_pool.DescriptorPool()
+    for module in (empty_pb2, struct_pb2, timestamp_pb2):  # what wandb_internal.proto imports from google
+        pool.AddSerializedFile(module.DESCRIPTOR.serialized_pb)
+    for name in ("wandb_base_pb2.py", "wandb_telemetry_pb2.py", "wandb_internal_pb2.py"):  # dependencies first
+        with open(os.path.join(folder, name), encoding="utf-8") as f:
+            found = re.search(r"AddSerializedFile\((b'(?:[^'\\]|\\.)*')\)", f.read())
+        pool.AddSerializedFile(ast.literal_eval(found.group(1)))  # a bytes literal: data, never code
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("wandb_internal.Record"))
 
 
 def read_wandb_offline(source: RunSource) -> RawRun:
@@ -33,7 +65,7 @@ def read_wandb_offline(source: RunSource) -> RawRun:
     return raw
 
 
-COMPILED_FROM = 1 << 20  # bytes: smaller files are not worth importing numba for
+COMPILED_FROM = 0  # bytes: the compiled kernels load in ~45 ms, less than protobuf takes for a small run
 _BATCH = 2048  # records per compiled pass
 
 
@@ -57,12 +89,12 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             report = LogReport()
             state = _FileState()
             row = max(raw.row[-1] + 1 if raw.row else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
-            hs = _compiled() if len(data) >= COMPILED_FROM else None
-            if hs is None:
+            kernels = _kernels(len(data))
+            if kernels is None:
                 _read_records(raw, iter_log_records(data, report), row, state)
             else:
-                compiled = _Compiled(hs)
-                for offsets, buf, starts, ends in _frame_compiled(data, hs, report):
+                compiled = _Compiled(kernels)
+                for offsets, buf, starts, ends in _frame_compiled(data, kernels, report):
                     done = compiled.read(raw, offsets, buf, starts, ends, row, state)
                     if done is None:  # a record of another shape in this batch: protobuf reads the batch
                         batch = [(o, buf[a:b].tobytes()) for o, a, b in zip(offsets.tolist(), starts.tolist(),
@@ -81,10 +113,11 @@ def _read_file(raw: RawRun, path: str, shown: str) -> None:
             f"were skipped (first at byte {state.bad_steps[0]})"))
 
 
-def _compiled():
-    from . import history_scan
-
-    return history_scan if history_scan.numba is not None else None
+def _kernels(size: int):
+    """The compiled kernels for a file of `size` bytes (big files, or any once they are loaded)."""
+    if COMPILED_FROM >= 1 << 62 or (size < COMPILED_FROM and not native.loaded()):
+        return None
+    return native.kernels()
 
 
 _DAMAGE = {  # history_scan.frame_log codes -> leveldb_log.iter_log_records' words
@@ -95,17 +128,19 @@ _DAMAGE = {  # history_scan.frame_log codes -> leveldb_log.iter_log_records' wor
 _PAYLOAD_BYTES = 8 << 20  # payload bytes per compiled batch
 
 
-def _frame_compiled(data, hs, report: LogReport):
+def _frame_compiled(data, kernels, report: LogReport):
     """`iter_log_records` compiled, in batches: (record offsets, payload buffer, starts, ends)."""
+    hs = history_scan
     d = np.frombuffer(data, np.uint8)
     out = np.empty(2 * _PAYLOAD_BYTES, np.uint8)
     rec = [np.empty(_BATCH, np.int64) for _ in range(3)]
     damage = np.zeros((256, 4), np.int64)
-    state = np.array([0, 0, -1, 0], np.int64)
+    state = np.array([0, 0, -1, 0, 0], np.int64)
     pos = 7
     while pos < len(d):
         state[0] = 0
-        count, nxt = hs.frame_log(d, pos, _PAYLOAD_BYTES, hs.CRC32_TABLE, hs.SEEDS, out, *rec, damage, state)
+        count = kernels.frame_log(d, pos, _PAYLOAD_BYTES, hs.CRC32_TABLE, hs.SEEDS, out, *rec, damage, state)
+        nxt = int(state[4])
         for at, code, extra, pending_at in damage[: state[0]].tolist():
             what = _DAMAGE[code].format(extra)
             if pending_at >= 0:
@@ -128,6 +163,8 @@ def _read_records(raw: RawRun, records, row: int, state: _FileState) -> int:
     tag_code, steps, values, walls, rows = raw.tag_code, raw.step, raw.value, raw.wall_time, raw.row
     codes, non_numeric = state.codes, state.non_numeric
     for offset, payload in records:
+        if not _may_hold_data(payload):  # summaries, telemetry, ...: skipped by their field headers
+            continue
         try:
             record = parse(payload)
         except Exception:  # protobuf raises DecodeError, or RuntimeWarning-like errors from upb
@@ -181,6 +218,49 @@ def _read_records(raw: RawRun, records, row: int, state: _FileState) -> int:
     return row
 
 
+_DATA_FIELDS = frozenset((2, 12, 17))  # Record.history, Record.metric, Record.run
+
+
+def _may_hold_data(payload: bytes) -> bool:
+    """False for a record whose top-level fields are well framed and none of history, metric or
+    run (what `history_scan` calls OTHER): nothing in it is read, so it is not decoded."""
+    p, n = 0, len(payload)
+    while p < n:
+        key, p = _varint(payload, p, n)
+        if p < 0:
+            return True
+        wire = key & 7
+        if key >> 3 in _DATA_FIELDS:
+            return True
+        if wire == 0:
+            _, p = _varint(payload, p, n)
+        elif wire == 1:
+            p = p + 8 if p + 8 <= n else -1
+        elif wire == 5:
+            p = p + 4 if p + 4 <= n else -1
+        elif wire == 2:
+            length, p = _varint(payload, p, n)
+            p = p + length if p >= 0 and length <= n - p else -1
+        else:
+            return True
+        if p < 0:
+            return True
+    return False
+
+
+def _varint(data: bytes, p: int, end: int) -> tuple[int, int]:
+    """(value, position after); position -1 when malformed (as event_scan._varint)."""
+    value = shift = 0
+    while p < end and shift < 64:
+        b = data[p]
+        value |= (b & 0x7F) << shift
+        p += 1
+        if b < 0x80:
+            return value & 0xFFFFFFFFFFFFFFFF, p
+        shift += 7
+    return value, -1
+
+
 def _non_numeric(key: str, text: str, row_texts: list, non_numeric: dict) -> None:
     try:
         obj = json.loads(text)
@@ -192,113 +272,125 @@ def _non_numeric(key: str, text: str, row_texts: list, non_numeric: dict) -> Non
 
 
 class _Compiled:
-    """History records walked by `history_scan`, their items turned into points with numpy."""
+    """History records turned into points by the compiled kernel; Python only for what is rare
+    (values that are not plain numbers, run and metric records, keys met for the first time)."""
 
-    WIDTH = 32  # longest value_json converted in bulk; longer ones are rare and go through float()
-
-    def __init__(self, hs):
-        self.hs = hs
+    def __init__(self, kernels):
+        self.kernels = kernels
         self.table = np.zeros(1 << 16, np.int64)
         self.slots = np.zeros(((1 << 15) + 1, 3), np.int64)
         self.arena = np.empty(4 << 20, np.uint8)  # the keys' bytes
-        self.keys: list[str] = []  # per slot
-        self.axis = np.zeros(1 << 15, np.int8)  # per slot: 1 `_step`, 2 `_timestamp`
-        self.slot_code = np.full(1 << 15, -1, np.int64)
+        self.joined = np.empty(1 << 16, np.uint8)  # a nested key while its parts are joined
+        self.keys: list[str | None] = []  # per slot (None: not UTF-8)
+        self.axis = np.full(1 << 15, -1, np.int8)  # per slot: 1 `_step`, 2 `_timestamp`, 0 other
+        self.slot_bad = np.zeros(1 << 15, np.uint8)  # per slot: its key is not UTF-8
+        self.slot_code = np.full(1 << 15, -1, np.int64)  # per slot: the run's tag code
+        self.new_slots = np.zeros(1 << 15, np.int64)
+        self.ret = np.zeros(3, np.int64)
+        self.scratch: dict[str, np.ndarray] = {}
+
+    def _arrays(self, n: int, cap: int) -> dict[str, np.ndarray]:
+        """Per-record (n) and per-item (cap) work arrays, reused from batch to batch."""
+        out = {}
+        for name, dtype, size in (("kind", np.uint8, n), ("rec_bad", np.uint8, n), ("step", np.int64, n),
+                                  ("item_rec", np.int64, cap), ("key_slot", np.int64, cap),
+                                  ("val_start", np.int64, cap), ("val_end", np.int64, cap),
+                                  ("bits", np.uint64, cap), ("code", np.uint8, cap), ("p_item", np.int64, cap),
+                                  ("p_step", np.int64, cap), ("p_value", np.uint64, cap),
+                                  ("p_wall", np.uint64, cap), ("p_row", np.int64, cap), ("p_code", np.uint8, cap)):
+            have = self.scratch.get(name)
+            if have is None or len(have) < size:
+                have = self.scratch[name] = np.empty(max(size, 2 * len(have) if have is not None else 0), dtype)
+            out[name] = have[:size]
+        return out
 
     def read(self, raw: RawRun, offsets, buf, starts, ends, row: int, state: _FileState) -> int | None:
-        """Points of a batch of records (payload i at buf[starts[i]:ends[i]]); None when the batch
-        needs protobuf."""
-        hs = self.hs
+        """Points of a batch of records (payload i at buf[starts[i]:ends[i]]); the next row, or None
+        when the batch needs protobuf (nothing is kept from it then)."""
+        hs = history_scan
         n = len(offsets)
-        kind, has_step, step = np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.int64)
-        cap = max(1, int(ends[-1] - starts[0]) // 4 + 1)
-        item_rec, key_slot = np.empty(cap, np.int64), np.empty(cap, np.int64)
-        val_start, val_end = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        w = self._arrays(n, max(1, int(ends[-1] - starts[0]) // 4 + 1))
         before = int(self.slots[0, 0])
-        count = hs.scan_history(buf, starts, ends, kind, has_step, step, item_rec, key_slot, val_start, val_end,
-                                self.table, self.slots, self.arena)
-        for slot in range(before, int(self.slots[0, 0])):
+        points = self.kernels.history_points(
+            buf, starts, ends, w["kind"], w["rec_bad"], w["step"], w["item_rec"], w["key_slot"], w["val_start"],
+            w["val_end"], w["bits"], w["code"], self.table, self.slots, self.arena, self.joined, self.axis, self.slot_bad,
+            self.slot_code, row, w["p_item"], w["p_step"], w["p_value"], w["p_wall"], w["p_row"], w["p_code"],
+            self.new_slots, self.ret)
+        fresh, rows, status = self.ret.tolist()
+        bad_key = False
+        for slot in range(before, int(self.slots[0, 0])):  # keys met for the first time
             a, b = int(self.slots[slot + 1, 0]), int(self.slots[slot + 1, 1])
             try:
                 key = self.arena[a:b].tobytes().decode("utf-8")
-            except UnicodeDecodeError:  # protobuf rejects it: it must judge the record
+            except UnicodeDecodeError:  # protobuf rejects it: it must judge the records holding it
                 key = None
+                self.slot_bad[slot] = 1
+                bad_key = True
             self.keys.append(key)
-            self.axis[slot] = AXIS_KEYS.index(key) + 1 if key in AXIS_KEYS else 0
-        if (kind == hs.SLOW).any():
+        item = w["p_item"][:points]
+        slots = w["key_slot"][item]
+        pcode = w["p_code"][:points]
+        values = w["p_value"][:points].view(np.float64)
+        rare = np.flatnonzero(pcode != 1)
+        texts: list[tuple[int, str]] = []  # (point, text) of values that are not numbers
+        if not status and not bad_key and len(rare):
+            for i in rare.tolist():
+                k = int(item[i])
+                try:
+                    texts.append((i, buf[w["val_start"][k]:w["val_end"][k]].tobytes().decode("utf-8")))
+                except UnicodeDecodeError:  # protobuf rejects the record
+                    bad_key = True
+                    break
+        if status or bad_key:
+            self.slot_code[self.new_slots[:fresh]] = -1
             return None
+        kind = w["kind"]
         parse = _record_class().FromString
-        for i in np.flatnonzero(kind == hs.OTHER).tolist():  # run identity and define_metric axes
+        for i in np.flatnonzero(kind == hs.META).tolist():  # run identity and define_metric axes
             try:
                 _read_meta(raw.meta, parse(buf[starts[i]:ends[i]].tobytes()))
             except Exception:  # noqa: BLE001 - protobuf judges it; an undecodable non-history record is no point lost
                 state.undecodable.append(int(offsets[i]))
-        item_rec, key_slot = item_rec[:count], key_slot[:count]
-        if any(self.keys[k] is None for k in np.unique(key_slot).tolist()):
-            return None
-        # values: one numpy cast for everything shaped like a number, float() for the rest
-        raw_vals = np.zeros((count, self.WIDTH), np.uint8)
-        numeric = np.zeros(count, np.uint8)
-        vals = np.full(count, np.nan)
-        hs.gather_numbers(buf, val_start[:count], val_end[:count], raw_vals, numeric, vals, hs.POW10)
-        cast = numeric == 2
-        numeric = numeric == 1
-        try:
-            vals[cast] = raw_vals[cast].view(f"S{self.WIDTH}")[:, 0].astype(np.float64)
-            numeric |= cast
-        except ValueError:  # one odd value: float() judges each of them below
-            pass
-        texts: dict[int, str] = {}
-        for i in np.flatnonzero(~numeric).tolist():
-            try:
-                text = buf[val_start[i]:val_end[i]].tobytes().decode("utf-8")
-            except UnicodeDecodeError:
-                return None
-            try:
-                vals[i] = float(text)
-                numeric[i] = True
-            except ValueError:
-                texts[i] = text
-        # rows and axes: each history record is a row; `_step` items stand in for a missing step
-        is_history = kind == hs.FAST
-        rec_row = row + np.cumsum(is_history) - 1
-        axis = self.axis[key_slot]
-        wall = np.full(n, np.nan)
-        ts = np.flatnonzero((axis == 2) & numeric)
-        wall[item_rec[ts]] = vals[ts]  # ascending: the last `_timestamp` of a record wins
-        rec_step = np.where(has_step == 1, step, rec_row)
-        bad = np.zeros(n, bool)
-        st = np.flatnonzero((axis == 1) & numeric & (has_step[item_rec] == 0))
-        if len(st):
-            recs, first = np.unique(item_rec[st], return_index=True)
-            v = vals[st[first]]
-            ok = (v >= -2.0**63) & (v < 2.0**63) & (np.floor(v) == v)
-            rec_step[recs[ok]] = v[ok].astype(np.int64)
-            bad[recs[~ok]] = True
-        state.bad_steps.extend(offsets[bad].tolist())
-        keep = ~bad[item_rec] & (axis == 0)
-        point = np.flatnonzero(keep & numeric)
-        # tag codes in first-seen order of points, as the record-by-record loop gives them
-        slots = key_slot[point]
-        uniq, first = np.unique(slots, return_index=True)
-        for k in uniq[np.argsort(first, kind="stable")].tolist():
-            if self.slot_code[k] < 0:
-                key = self.keys[k]
-                code = state.codes.get(key)
-                self.slot_code[k] = code if code is not None else state.codes.setdefault(key, raw.code_for(key))
-        recs = item_rec[point]
+        state.bad_steps.extend(offsets[w["rec_bad"].view(bool)].tolist())
+        order = self.new_slots[:fresh]
+        if texts:  # values float() converts, or strings and other JSON (kept apart, counted)
+            keep = np.ones(points, bool)
+            values = values.copy()
+            text_points = []
+            for i, text in texts:
+                try:
+                    val = float(text)
+                except ValueError:
+                    keep[i] = False
+                    row_texts: list = []
+                    _non_numeric(self.keys[slots[i]], text, row_texts, state.non_numeric)
+                    if pcode[i] != 3:
+                        text_points += [(k, int(w["p_step"][i]), int(w["p_row"][i]), t) for k, t in row_texts]
+                    continue
+                if pcode[i] == 3:
+                    keep[i] = False
+                else:
+                    values[i] = val
+            raw.text_points.extend(text_points)
+            if not keep.all():
+                slots, values = slots[keep], values[keep]
+            marked = self.slot_code[slots] < 0  # new slots in first-seen order of the points that stay
+            uniq, first = np.unique(slots[marked], return_index=True)
+            self.slot_code[order] = -1
+            order = uniq[np.argsort(first, kind="stable")]
+        else:
+            keep = None
+        for slot in order.tolist():
+            key = self.keys[slot]
+            code = state.codes.get(key)
+            self.slot_code[slot] = code if code is not None else state.codes.setdefault(key, raw.code_for(key))
+        sel = slice(None) if keep is None else keep
         raw.tag_code.frombytes(self.slot_code[slots].astype(f"i{raw.tag_code.itemsize}").tobytes())
-        raw.step.frombytes(rec_step[recs].tobytes())
-        raw.value.frombytes(vals[point].tobytes())
-        raw.wall_time.frombytes(wall[recs].tobytes())
-        raw.row.frombytes(rec_row[recs].astype(np.int64).tobytes())
-        for i in sorted(texts):
-            if keep[i]:
-                row_texts: list = []
-                _non_numeric(self.keys[key_slot[i]], texts[i], row_texts, state.non_numeric)
-                r = item_rec[i]
-                raw.text_points.extend((k, int(rec_step[r]), int(rec_row[r]), t) for k, t in row_texts)
-        return row + int(is_history.sum())
+        raw.step.frombytes(w["p_step"][:points][sel].tobytes())
+        raw.value.frombytes(values.tobytes())
+        raw.wall_time.frombytes(w["p_wall"][:points][sel].tobytes())
+        raw.row.frombytes(w["p_row"][:points][sel].tobytes())
+        return row + rows
 
 
 _INT64_MAX = 2**63

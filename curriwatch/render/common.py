@@ -15,6 +15,8 @@ SPARK = "▁▂▃▄▅▆▇█"
 STATUS_RANK = {"healthy": 0, "unknown": 1, "warning": 2, "critical": 3}
 HARMLESS_ISSUES = frozenset({"unclaimed_tags"})  # notes, not problems: never counted as "issues"
 MAX_ENV_ROWS = 200  # per run in terminal, Markdown and HTML; the full list is always in the JSON
+MAX_RUN_ROWS = 200  # runs in the terminal's overview (worst first); the full list is always in the JSON
+MAX_RUN_DETAILS = 20  # runs the terminal report shows in full (the worst)
 
 # C0 and C1 controls, DEL, and bidirectional overrides: shown as escapes, never sent to a terminal.
 _CONTROLS = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]}

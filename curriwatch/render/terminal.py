@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import Report, RunReport
-from .common import (MAX_ENV_ROWS, envs_to_show, fmt, incidents_worst_first, inert, inert_report,
+from .common import (MAX_ENV_ROWS, MAX_RUN_DETAILS, MAX_RUN_ROWS, envs_to_show, fmt, incidents_worst_first, inert, inert_report,
                      notable_issues, run_facts, runs_worst_first, severity_counts, sparkline, status_of,
                      status_reason, steps_text, unknown_counts, worst_incidents)
 from .lessons import terminal_lessons
@@ -46,18 +46,38 @@ def render_report(report: Report, console: Console) -> None:
         console.print(Text(f"worst incidents{more}", style="bold"))
         for run, w in top:
             console.print(incident_lines(w, run.run if len(report.runs) > 1 else None))
-    unknown = [r for r in runs_worst_first(report) if status_of(r) == "unknown"]
-    for run in unknown:
+    ordered = runs_worst_first(report)
+    unknown = [r for r in ordered if status_of(r) == "unknown"]
+    for run in unknown[:MAX_RUN_ROWS]:
         console.print(Text.assemble(("? unknown ", STATUS_STYLE["unknown"]), run.run, ": ",
                                     status_reason(run) or "not enough data to judge"))
+    if len(unknown) > MAX_RUN_ROWS:
+        console.print(Text(f"... and {len(unknown) - MAX_RUN_ROWS} more unknown run(s) in the JSON report",
+                           style="dim"))
     console.print()
     if len(report.runs) > 1:
         console.print(overview_table(report, console.width))
+        if len(ordered) > MAX_RUN_ROWS:
+            console.print(Text(f"... and {more_runs(ordered[MAX_RUN_ROWS:])} not listed (the {MAX_RUN_ROWS} worst are); "
+                               "the full list is in `curriwatch report --format json`", style="dim"))
         console.print()
-    for run in runs_worst_first(report):
+    for run in ordered[:MAX_RUN_DETAILS]:
         render_run(run, console)
+    if len(ordered) > MAX_RUN_DETAILS:
+        console.print(Text(f"... and {more_runs(ordered[MAX_RUN_DETAILS:])} not shown in full (the "
+                           f"{MAX_RUN_DETAILS} worst are); `--run GLOB` shows others, "
+                           "`curriwatch report --format json` holds every run", style="dim"))
     for issue in notable_issues(report.issues):
         console.print(Text.assemble(("data issue ", "yellow"), f"{issue.kind} {issue.path}: {issue.detail}"))
+
+
+def more_runs(runs: list[RunReport]) -> str:
+    """`N more run(s) (a critical, b warning, c healthy)`: what the cut left out, by status."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[status_of(run)] = counts.get(status_of(run), 0) + 1
+    by = ", ".join(f"{n} {status}" for status, n in counts.items())
+    return f"{len(runs)} more run(s) ({by})"
 
 
 def verdict_line(report: Report) -> Text:
@@ -102,7 +122,7 @@ def overview_table(report: Report, width: int = 80) -> Table:
                          ("warn", "right"), ("info", "right"), ("issues", "right")):
         # a long run name goes on its own lines whole, never split inside a word
         table.add_column(col, justify=justify, no_wrap=col != "run", overflow="fold")
-    for run in runs_worst_first(report):
+    for run in runs_worst_first(report)[:MAX_RUN_ROWS]:
         c = severity_counts(run)
         status = status_of(run)
         table.add_row(wrap_name(run.run, max(16, width - 44)), Text(status, STATUS_STYLE[status]), str(len(run.environments)),

@@ -1,19 +1,35 @@
 """prolonged_training: active for very long without graduating (info)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..envdata import EnvData
 from ..incidents import Incident
 from . import judged_window, register
 
 WINDOWS = 10  # stagnation windows active without graduating
-RUN_SPAN_FACTOR = 2  # ... nor is it prolonged before twice the time the run's graduated envs took
+RUN_SPAN_FACTOR = 2
+LARGE_UNIT = 128  # steps that are all multiples of this count something finer than training steps  # ... nor is it prolonged before twice the time the run's graduated envs took
+
+
+def _training_pace(env: EnvData) -> float | None:
+    """The steps between training points (the pace a stagnation window widens with). An eval-only env
+    has none, unless its steps come in a large unit (all multiples of LARGE_UNIT or more, e.g.
+    timesteps): then its eval interval, as the steps say nothing finer."""
+    if len(env.train) >= 2:
+        return env.train.median_interval()
+    steps = env.eval.steps
+    if len(steps) < 2:
+        return None
+    unit = int(np.gcd.reduce(np.abs(steps.astype(np.int64))))
+    return env.eval.median_interval() if unit >= LARGE_UNIT else None
 
 
 @register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "
-          "widened to hold min_points points, as stagnation judges it — and at least twice the median time the run's "
-          "graduated envs took) without graduating")
+          "widened to hold min_points points of the env's training logging — and at least twice the median time the "
+          "run's graduated envs took) without graduating")
 def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
-    window = judged_window(s["stagnation_window"], s["window_min_points"], env.learning.median_interval())
+    window = judged_window(s["stagnation_window"], s["window_min_points"], _training_pace(env))
     limit = s["steps"] or int(WINDOWS * window)
     limit_eff = limit
     typical = env.cache.get("run_graduation_span")

@@ -5,10 +5,9 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import SUSTAINED_POINTS, fit, in_episode, start_level
+from ..levels import fit, in_episode, start_level
 from . import register
 
-MIN_POINTS = 3  # a fall is judged on at least this many points below the line: one or two bad evals are noise
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 
 
@@ -18,7 +17,7 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     Judged on eval where the env has eval points after graduation, else on train. Values are oriented
     (higher is better). The start is the lowest level the series held before graduation (its
     segments of 2+ points; the learning series' when this one has too few points there); the held
-    level is the highest level a segment of SUSTAINED_POINTS or more held from graduation on — the
+    level is the highest level a segment of `baseline_window` or more points held from graduation on — the
     level the env held once graduated, wherever graduation was inferred. gain = held - start; a
     point keeps (level - start) / gain of it, its level being its segment's. Points count from the
     first time the env was in its held zone (halfway from the warning line to the held level) at or
@@ -31,7 +30,7 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     g = env.graduation_step
     if g is None:
         return None
-    split = "eval" if len(env.eval) and np.searchsorted(env.eval.steps, g, "left") <= len(env.eval) - MIN_POINTS \
+    split = "eval" if len(env.eval) and np.searchsorted(env.eval.steps, g, "left") <= len(env.eval) - s["smoothing_window"] \
         else "train"
     f = fit(env, split)
     perf, seg = f.series, f.segments
@@ -39,7 +38,7 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     if gi >= len(perf):
         return None
     ends = seg.bounds[1:]
-    after = (ends > gi) & (seg.count >= min(SUSTAINED_POINTS, max(1, int(seg.count[ends > gi].max()))))
+    after = (ends > gi) & (seg.count >= min(s["baseline_window"], max(1, int(seg.count[ends > gi].max()))))
     if not after.any():
         return None
     held = float(np.max(seg.level[after]))
@@ -73,7 +72,7 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
-    """Stretches (of MIN_POINTS or more points, outliers aside) where the level keeps less than
+    """Stretches (of `smoothing_window` or more points, outliers aside) where the level keeps less than
     regression_threshold of the gain, outside stretches where the env switches between levels
     (volatility reports those)."""
     sig = regression_signal(env, s)
@@ -85,7 +84,7 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
     seg = sig["segments"]
     spans = []
     for a, b in runs_of_true(low):
-        if b - a + 1 < MIN_POINTS:
+        if b - a + 1 < s["smoothing_window"]:
             continue
         i0, i1 = int(keep[a]), int(keep[b])
         first, last = int(sig["steps"][i0]), int(sig["steps"][i1])

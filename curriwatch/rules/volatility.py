@@ -160,17 +160,26 @@ def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
     nb = (n + window - 1) // window
     padded = np.full(nb * window, np.nan)
     padded[:n] = spread
-    blocks = padded.reshape(nb, window)
-    with np.errstate(all="ignore"):
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            q = np.nanmedian(blocks, axis=1)
-            ref = np.array([np.nanquantile(q[max(0, b - NEARBY_BLOCKS): b + NEARBY_BLOCKS + 1], QUIET_QUANTILE)
-                            if np.isfinite(q[max(0, b - NEARBY_BLOCKS): b + NEARBY_BLOCKS + 1]).any() else np.nan
-                            for b in range(nb)])
-    ref = np.where(np.isfinite(ref), ref, np.nanmin(ref) if np.isfinite(ref).any() else 0.0)
+    q = _row_quantile(padded.reshape(nb, window), 0.5)
+    padded_q = np.concatenate([np.full(NEARBY_BLOCKS, np.nan), q, np.full(NEARBY_BLOCKS, np.nan)])
+    ref = _row_quantile(np.lib.stride_tricks.sliding_window_view(padded_q, 2 * NEARBY_BLOCKS + 1), QUIET_QUANTILE)
+    finite = np.isfinite(ref)
+    ref = np.where(finite, ref, np.min(ref[finite]) if finite.any() else 0.0)
     return np.repeat(ref, window)[:n]
+
+
+def _row_quantile(a: np.ndarray, q: float) -> np.ndarray:
+    """The q-quantile of each row's finite values (linear interpolation; NaN for a row without any):
+    numpy's nanquantile along an axis loops in Python."""
+    srt = np.sort(a, axis=1)  # NaNs last
+    n = np.sum(np.isfinite(a), axis=1)
+    pos = q * np.maximum(n - 1, 0)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    rows = np.arange(len(a))
+    frac = pos - lo
+    out = srt[rows, lo] * (1 - frac) + srt[rows, hi] * frac
+    return np.where(n > 0, out, np.nan)
 
 
 def _merged(events: list[dict]) -> list[dict]:

@@ -1,0 +1,87 @@
+"""The segmentation every rule reads: noise models, the compiled kernel against the numpy path, and
+what a segment is (a level held beyond noise) on series written in the notation of series.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from curriwatch import segment_kernels, segments
+from curriwatch.segments import lattice_trials, noise_model, segment
+from series import expand
+
+
+def _both(values: np.ndarray, counts=None):
+    noise = noise_model(values, counts)
+    saved = segments._NUMPY_PATH, segments._calls
+    try:
+        segments._NUMPY_PATH = True
+        numpy_path = segment(noise, values)
+        segments._NUMPY_PATH, segments._calls = False, segments.NUMPY_FIRST + 1
+        compiled = segment(noise, values)
+    finally:
+        segments._NUMPY_PATH, segments._calls = saved
+    return numpy_path, compiled
+
+
+@pytest.mark.skipif(not segment_kernels.AVAILABLE, reason="numba is not installed (or CURRIWATCH_NO_JIT is set)")
+def test_compiled_kernel_cuts_exactly_as_the_numpy_path():
+    rng = np.random.default_rng(11)
+    for trial in range(120):
+        n = int(rng.integers(5, 1500))
+        t = np.arange(n)
+        v = 0.1 + 0.8 / (1 + np.exp(-(t - n / 3) / max(n / 15, 1)))
+        if trial % 4 == 1:
+            v = np.where((t // int(rng.integers(2, 40))) % 2 == 0, 0.2, 0.85)
+        v = v + rng.normal(0, rng.uniform(0.002, 0.12), n)
+        if trial % 4 == 2:
+            v[rng.integers(0, n, 4)] = 0.0
+        if trial % 4 == 3:
+            v = np.clip(np.round(v * 16) / 16, 0, 1)
+        a, b = _both(v)
+        assert np.array_equal(a.bounds, b.bounds) and np.array_equal(a.outlier, b.outlier), trial
+        assert np.allclose(a.level, b.level, equal_nan=True)
+
+
+def test_levels_changes_and_outliers():
+    v = np.array(expand("0.2~0.02x40 0.8~0.02x40 0.05 0.8~0.02x40 0.4~0.02x40", seed=3))
+    seg = segment(noise_model(v), v)
+    assert seg.bounds.tolist() == [0, 40, 121, 161]  # three levels; the lone 0.05 is no segment of its own
+    assert np.flatnonzero(seg.outlier).tolist() == [80]
+    assert np.allclose(seg.level, [0.2, 0.8, 0.4], atol=0.01)
+
+
+def test_noise_alone_is_one_segment_whatever_its_size():
+    for scale, sd in ((1.0, 0.05), (1000.0, 80.0), (-500.0, 5.0)):
+        v = scale + np.random.default_rng(5).normal(0, sd, 2000)
+        assert len(segment(noise_model(v), v)) == 1, (scale, sd)
+
+
+def test_binomial_rates_on_their_lattice_and_with_counts():
+    v = np.array(expand("0.5b32x300", seed=2))
+    assert lattice_trials(v) == 32
+    noise = noise_model(v)
+    assert noise.kind == "binomial" and noise.trials == pytest.approx(32, rel=0.35)
+    assert len(segment(noise, v)) == 1  # p = 0.5, n = 32: noise, no levels
+    counted = noise_model(v, np.full(len(v), 32.0))
+    assert counted.kind == "binomial"
+    # counts that do not fit the values (a rate is no successes / count) leave the gaussian model
+    assert noise_model(np.linspace(0.1, 0.9, 50), np.ones(50)).kind == "gaussian"
+
+
+def test_overdispersed_rates_take_their_own_spread():
+    rng = np.random.default_rng(4)
+    p = np.clip(0.6 + rng.normal(0, 0.12, 400), 0, 1)  # tasks of unequal difficulty per batch
+    v = rng.binomial(64, p) / 64
+    noise = noise_model(v, np.full(400, 64.0))
+    assert noise.trials < 30  # widened from 64 by the series' own spread
+    assert len(segment(noise, v)) == 1
+
+
+def test_autocorrelated_noise_is_not_a_staircase():
+    rng = np.random.default_rng(8)
+    e = np.zeros(3000)
+    for i in range(1, 3000):
+        e[i] = 0.85 * e[i - 1] + rng.normal(0, 0.01)
+    v = 0.7 + e
+    plain = segment(noise_model(v), v)
+    assert plain.inflation > 5 and len(plain) <= 4
