@@ -9,7 +9,7 @@ from .errors import InputError
 from .model import DataIssue, RunSource
 from . import remote
 from .remote import is_url
-from .sources import detect_sources
+from .sources import SOURCE_KINDS, detect_sources
 
 TB_FILE = re.compile(r"^events\.out\.tfevents\.")
 WANDB_FILE = re.compile(r"^run-.+\.wandb$")
@@ -80,6 +80,11 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         if wandbs:
             wandb_runs[folder] = sorted(os.path.join(folder, f) for f in wandbs)
 
+    shadowed = tuple(os.path.join(run.path, sub) + os.sep for run in other_runs
+                     for sub in SOURCE_KINDS[run.source].shadows)
+    if shadowed:  # the same data written again in another format (tinker's wandb/): read once
+        tb_runs = {k: v for k, v in tb_runs.items() if not (k + os.sep).startswith(shadowed)}
+        wandb_runs = {k: v for k, v in wandb_runs.items() if not (k + os.sep).startswith(shadowed)}
     runs = [
         RunSource(relative_name(folder, root), "tensorboard", folder, tuple(sorted(files, key=_tb_order)))
         for folder, files in tb_runs.items()

@@ -5,12 +5,14 @@ Columns: run, env_id, split, metric (categoricals), step (int64), value (float64
 unknown); sorted by (run, env_id, split, metric, step); one point per key.
 
 Several points for one key are resolved by where they came from:
-- the same key written again for the same step by a later file of the same source (a TensorBoard
-  restart, a W&B resume) is a duplicate: the last write wins (`duplicate_points`);
-- distinct observations sharing a step — several history rows of one W&B run (Marin logs a
-  rollout batch per row under one `inference.weight_step`), or members of a run group (rollout
-  workers) — are combined into one point: the mean weighted by their counts (plain mean when a
-  count is unknown), counts and the count metric summed, the latest wall time.
+- the same key written again for the same step by a restart — a later stretch of the same source
+  (`RawRun.restarts`: a later file, a TensorBoard `SessionLog.START`, a resumed job's rows going
+  back in step) or a W&B resume — is a duplicate: the last write wins (`duplicate_points`);
+- distinct observations sharing a step — several writes within one stretch (batches logged under
+  one step: W&B rows under one Marin `inference.weight_step`, add_scalar called twice for a step,
+  text log rows), or members of a run group (rollout workers) — are combined into one point: the
+  mean weighted by their counts (plain mean when a count is unknown), counts and the count metric
+  summed, the latest wall time; a state or lesson index takes its last value.
 """
 from __future__ import annotations
 
@@ -118,7 +120,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
     additive = metric == names["metric"].get(count_name, -2)
     context = cols["row"][idx] if "row" in cols else step[idx]
     count = _counts(env, split, context, value, additive)
-    segment = np.zeros(len(idx), np.int64) if "row" in cols else np.arange(len(idx), dtype=np.int64)
+    segment = np.searchsorted(np.asarray(raw.restarts, np.int64), idx, side="right").astype(np.int64)
     points = RunPoints(
         list(names["env"]), list(names["split"]), list(names["metric"]),
         env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
@@ -325,8 +327,9 @@ class FrameBuilder:
         if not first.all():
             at = np.flatnonzero(first)
             combined = _per_run(run[~first], categories["run"])
+            states = categories["split"].index("state") if "state" in categories["split"] else -1
             value, wall, count = _combine(at, cols["value"], cols["wall_time"], cols["count"],
-                                          cols["additive"])
+                                          cols["additive"], split[at] == states)
             run, env, split, metric, step = (a[at] for a in (run, env, split, metric, step))
         else:
             value, wall, count = cols["value"], cols["wall_time"], cols["count"]
@@ -358,8 +361,9 @@ def _run_env(raw: RawRun, run_name: str) -> str:
 
 
 
-def _combine(at, value, wall, count, additive):
-    """Combine the observations of each group starting at `at` into one point."""
+def _combine(at, value, wall, count, additive, last):
+    """Combine the observations of each group starting at `at` into one point; groups marked in
+    `last` (states, lesson indices: the state after the step) take their last value."""
     sizes = np.diff(np.r_[at, len(value)])
     group = np.repeat(np.arange(len(at)), sizes)
     known = np.isfinite(count) & (count > 0)
@@ -372,7 +376,7 @@ def _combine(at, value, wall, count, additive):
         mean = np.where(total_w > 0, sums / np.where(total_w > 0, total_w, 1.0), np.nan)
     plain_sum = np.add.reduceat(np.where(finite, value, 0.0), at)
     is_count = additive[at]
-    out_value = np.where(is_count, plain_sum, mean)
+    out_value = np.where(last, value[np.r_[at[1:], len(value)] - 1], np.where(is_count, plain_sum, mean))
     out_count = np.where(all_known, np.add.reduceat(np.where(known, count, 0.0), at), np.nan)
     with np.errstate(invalid="ignore"):
         out_wall = np.fmax.reduceat(wall, at)
@@ -394,16 +398,15 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
     extra = []
     for parent, members in levels.items():
         sel = (points.env == parent) & (points.metric == metric_code) & np.isfinite(points.value)
-        steps, current = points.step[sel], points.value[sel]
+        steps, current, segment = points.step[sel], points.value[sel], points.segment[sel]
         for level, env_code in members:
             state = np.where(current < level, 0.0, np.where(current == level, 1.0, 2.0))
-            extra.append((np.full(len(steps), env_code), steps, state))
+            extra.append((np.full(len(steps), env_code), steps, state, segment))
     if not extra:
         return points
     state_split, state_metric = code("split", "state"), code("metric", "state")
-    env = np.concatenate([e for e, _, _ in extra]).astype(np.int64)
-    step = np.concatenate([s for _, s, _ in extra])
-    value = np.concatenate([v for _, _, v in extra])
+    env, step, value, segment = (np.concatenate(column) for column in zip(*extra))
+    env = env.astype(np.int64)
     n = len(env)
     return RunPoints(
         list(names["env"]), list(names["split"]), list(names["metric"]),
@@ -413,15 +416,9 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
         np.concatenate([points.step, step]), np.concatenate([points.value, value]),
         np.concatenate([points.wall_time, np.full(n, np.nan)]),
         np.concatenate([points.count, np.full(n, np.nan)]),
-        np.concatenate([points.segment, _new_segments(points, n)]),
+        np.concatenate([points.segment, segment]),
         np.concatenate([points.additive, np.zeros(n, bool)]),
     )
-
-
-def _new_segments(points: RunPoints, n: int) -> np.ndarray:
-    """One segment per derived point: states are never averaged; a rewrite is a duplicate."""
-    start = int(points.segment.max()) + 1 if len(points) else 0
-    return np.arange(start, start + n, dtype=np.int64)
 
 
 def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names) -> RunPoints:
@@ -429,15 +426,18 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
     if not raw.text_points or profile is None:
         return points
     extra = []
-    for tag, step, _row, text in raw.text_points:
+    for tag, step, row, text in raw.text_points:
         hit = profile.classify(tag, run_label)
         if hit and hit[1] == "state" and text.strip().lower() in STATE_WORDS:
             extra.append((code("env", hit[0]), code("split", "state"), code("metric", hit[2]), step,
-                          STATE_WORDS[text.strip().lower()]))
+                          STATE_WORDS[text.strip().lower()], row))
     if not extra:
         return points
     n = len(extra)
-    env, split, metric, step, value = (np.array(c) for c in zip(*extra))
+    env, split, metric, step, value, row = (np.array(c) for c in zip(*extra))
+    restarts = np.asarray(raw.restarts, np.int64)
+    rows = np.frombuffer(raw.row, np.int64) if len(raw.row) else np.zeros(0, np.int64)
+    segment = np.searchsorted(rows[restarts[restarts < len(rows)]], row, side="right")  # the row's stretch
     return RunPoints(  # the name lists are read after every code() call above
         list(names["env"]), list(names["split"]), list(names["metric"]),
         np.concatenate([points.env, env.astype(np.int64)]),
@@ -447,6 +447,6 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
         np.concatenate([points.value, value.astype(np.float64)]),
         np.concatenate([points.wall_time, np.full(n, np.nan)]),
         np.concatenate([points.count, np.full(n, np.nan)]),
-        np.concatenate([points.segment, _new_segments(points, n)]),
+        np.concatenate([points.segment, segment.astype(np.int64)]),
         np.concatenate([points.additive, np.zeros(n, bool)]),
     )

@@ -173,7 +173,8 @@ def plan_sources(logdir, profile: str | None, config, reader: str, wandb_runs: I
         raise InputError(
             f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*), "
             "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
-            "dcd logs.csv, SwanLab runs (run-*.swanlab) or ROLL stdout logs (metrics_tag: lines)")
+            "dcd logs.csv, SwanLab runs (run-*.swanlab), tinker-cookbook metrics.jsonl or ROLL stdout "
+            "logs (metrics_tag: lines)")
     return Plan(config, root, sources, issues, forced, profiles, grouper)
 
 
@@ -372,7 +373,8 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
             info.issues.append(DataIssue(
                 "duplicate_points", info.name,
                 f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
-                "later file of the same run (restart or resumed run); the last write was kept"))
+                "restart (a later file, a TensorBoard SessionLog START, a resumed job's or W&B run's "
+                "rows); the last write was kept"))
 
 
 def _fill_one(frame: pd.DataFrame, info: RunInfo) -> None:

@@ -42,7 +42,11 @@ class RawRun:
     `tag_code[i]` indexes `tags`. `row` is the W&B history row of each point (empty for TensorBoard,
     where every point has its own step); profiles whose step axis is another column use it to find
     the step key logged in the same row. `text_points` keeps string values as (tag, step, row, text)
-    because state series may be logged as words. `meta` holds what a reader learnt about the run
+    because state series may be logged as words. `restarts` holds the index of the first point of
+    each later stretch of the stream (a later file, a TensorBoard `SessionLog.START`, a resumed
+    trial's or job's first row): points of one stretch sharing a key and step are distinct
+    observations (combined), a later stretch writing a key and step again is a restart (the last
+    write wins). `meta` holds what a reader learnt about the run
     itself (W&B: `run_id`, `group`, `name`, `config_name`, and `step_metrics`, the
     `define_metric(name_or_glob, step_metric=...)` definitions as (glob, step key) pairs).
     """
@@ -55,6 +59,7 @@ class RawRun:
     wall_time: array = field(default_factory=lambda: array("d"))
     row: array = field(default_factory=lambda: array("q"))
     text_points: list[tuple[str, int, int, str]] = field(default_factory=list)
+    restarts: list[int] = field(default_factory=list)
     issues: list[DataIssue] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     env_hint: str | None = None  # the env id a `{run}` pattern stands for (e.g. a Tune trial's config env)
@@ -69,6 +74,11 @@ class RawRun:
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def restart(self) -> None:
+        """The points appended from now on are a later stretch: a restart when they rewrite a step."""
+        if len(self.value) and (not self.restarts or self.restarts[-1] != len(self.value)):
+            self.restarts.append(len(self.value))
 
     def columns(self) -> dict[str, np.ndarray]:
         """The points as numpy arrays (views on the arrays, no copy)."""

@@ -109,6 +109,15 @@ _ATROPOS_CURRICULUM = (r"curriculum/(?:current_level(?:_success_rate)?|threshold
                        r"progress_percent|items_tracked|(?:mean|min|max)_difficulty|total_updates|bin_\d+_count)$")
 
 
+# tinker-cookbook (thinking-machines-lab/tinker-cookbook, tinker_cookbook/rl/metric_util.py): each batch
+# logs `env/{tag}/{k}` per logging tag, only when the tags split the batch (:83-92), and the aggregate
+# `env/all/{k}` (:93-95). k is `reward/total`, `by_group/frac_mixed|frac_all_good|frac_all_bad`,
+# `total_episodes`, `turns_per_episode`, ... (:99-138) and the env's own metrics (`correct`, `format`);
+# tags have no slash, metrics may. The test-set evaluator prefixes its name, `test` by default
+# (:185, :371): `test/env/{tag}/{k}`. The trainer logs one dict per batch with step=i_batch
+# (rl/train.py:862) to metrics.jsonl and, when configured, W&B (utils/ml_log.py:332).
+_TINKER_NAMESPACES = r"(?<!/reward)(?<!/by_group)"
+
 _TUNE = r"^(?:ray/tune/)?"  # Tune's TensorBoard logger prefixes every key with ray/tune/
 _RLLIB = r"(?P<metric>episode_return_(?:mean|max|min)|episode_len_(?:mean|max|min)|num_episodes)$"
 _OLD_RLLIB = r"(?:env_runners/|sampler_results/)?(?P<metric>episode_len_mean|episode_reward_(?:max|min))$"
@@ -157,12 +166,25 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             (
                 _p(r"^val/(?P<env>[^/]+)/(?P<metric>score/(?:mean|max|min))$", "eval"),
                 _p(r"^val/env/(?P<env>.+)/(?P<metric>[^/]+)$", "eval"),
-                _p(r"^env/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
+                # ROLL's k has no slash; tinker-cookbook's `reward/total`, `by_group/*` are not ROLL's
+                _p(r"^env/(?P<env>.+)" + _TINKER_NAMESPACES + r"/(?P<metric>[^/]+)$", "train"),
             ),
             performance_metric="success",
-            description="ROLL agentic / tinker-cookbook: env/{tag}/{k} train, val/env/{tag}/{k} and "
-            "val/{tag}/score/* eval; env/all/... is the aggregate over envs, not an env",
+            description="ROLL agentic: env/{tag}/{k} train, val/env/{tag}/{k} and val/{tag}/score/* "
+            "eval; env/all/... is the aggregate over envs, not an env",
             ignore=(re.compile(r"^(?:val/)?env/all/"), re.compile(r"^val/all/score/")),
+        ),
+        Profile(
+            "tinker",
+            (
+                _p(r"^env/(?P<env>[^/]+)/(?P<metric>.+)$", "train"),
+                _p(r"^(?P<split>test)/env/(?P<env>[^/]+)/(?P<metric>.+)$"),
+            ),
+            performance_metric="reward/total",
+            count_metric="total_episodes",
+            description="tinker-cookbook RL: env/{tag}/{metric} train, test/env/{tag}/{metric} eval "
+            "(metrics may hold /, e.g. reward/total); env/all/... is the aggregate, not an env",
+            ignore=(re.compile(r"^(?:test/)?env/all/"),),
         ),
         Profile(
             "tune",

@@ -3,7 +3,8 @@
 Each kind has a detection function `(folder, filenames) -> [(name, files)]` (name "" = the folder
 is the run, else a file name inside it that is its own run) and a reader `RunSource -> RawRun`.
 `exclusive` kinds own their folder: TensorBoard files next to them (Ray Tune writes both) are the
-same data and are not read again.
+same data and are not read again; nor are W&B or TensorBoard runs in a kind's `shadows` subfolders
+(tinker-cookbook's `wandb/` beside its metrics.jsonl).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class SourceKind:
     read: Callable[[RunSource], RawRun]
     exclusive: bool = False
     description: str = ""
+    shadows: tuple[str, ...] = ()
 
 
 def _lazy(module: str, func: str) -> Callable:
@@ -42,6 +44,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="facebookresearch/dcd FileWriter folder: logs.csv + fields.csv"),
         SourceKind("swanlab", _lazy("swanlab", "detect_swanlab"), _lazy("swanlab", "read_swanlab"),
                    description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
+        SourceKind("tinker", _lazy("tinker", "detect_tinker"), _lazy("tinker", "read_tinker"),
+                   description="tinker-cookbook log_path: metrics.jsonl (+ config.json)", shadows=("wandb",)),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),

@@ -76,6 +76,17 @@ def test_tensorboard_restart_rewriting_a_step_is_a_duplicate_last_write_wins(tmp
     assert len(dup) == 1 and dup[0].detail.startswith("2 point(s)")
 
 
+def test_wandb_log_calls_with_one_step_are_merged_by_wandb_itself(tmp_path):
+    # wandb keeps one row per step= value (a later call's value for a key replaces the earlier one)
+    # and ignores a step lower than its current one: no repeats reach the .wandb file
+    rows = [{"train/a/reward": v} for v in (0.125, 0.375, 0.875, 0.5)]
+    write_wandb(tmp_path, rows, steps=[5, 5, 6, 5])
+    ingest = curriwatch.load(tmp_path)
+    assert series(ingest.frame, "a", "train", "reward") == [(5, 0.375), (6, 0.875)]
+    assert ingest.runs[0].observations_combined == 0
+    assert not [i for i in ingest.runs[0].issues if i.kind == "duplicate_points"]
+
+
 # ---- 10.3 / 10.1 bad steps and unreadable runs -----------------------------------------------
 
 @pytest.mark.parametrize("bad", [1e30, -1e300, 9.3e18, float("inf"), float("nan")])

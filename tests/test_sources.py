@@ -133,6 +133,64 @@ def test_roll_stdout_damage(tmp_path):
     assert "incomplete_tail" in details
 
 
+def _tune_result(iteration, since_restore, timesteps, value):
+    return {"training_iteration": iteration, "iterations_since_restore": since_restore,
+            "timesteps_total": timesteps, "env_runners": {"episode_return_mean": value}}
+
+
+def _dups(info):
+    return [i.detail for i in info.issues if i.kind == "duplicate_points"]
+
+
+def test_tune_results_sharing_a_step_are_observations_kept(tmp_path):
+    # iterations 3 and 4 collected no new env steps (timesteps_total stays 2000): two observations
+    results = [_tune_result(i, i, t, v) for i, t, v in ((1, 1000, 1.0), (2, 2000, 2.0), (3, 2000, 4.0), (4, 3000, 5.0))]
+    write_tune_trial(tmp_path / "t", results, {"env": "E"})
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert _points(ingest, "t", "episode_return_mean") == [("E", 1000, 1.0), ("E", 2000, 3.0), ("E", 3000, 5.0)]
+    assert info.observations_combined == 1 and not _dups(info)
+
+
+def test_tune_restored_trial_appending_to_its_files_is_a_restart(tmp_path):
+    folder = tmp_path / "t"
+    write_tune_trial(folder, [_tune_result(i, i, 1000 * i, 0.25) for i in range(1, 9)], {"env": "E"})
+    # restored from its iteration-5 checkpoint: Trainable.restore starts iterations_since_restore again
+    # and the callbacks append to the same result.json / progress.csv
+    write_tune_trial(folder, [_tune_result(i, i - 5, 1000 * i, 0.75) for i in range(6, 11)], {"env": "E"})
+    for kept in ("result.json", "progress.csv"):
+        trial = tmp_path / kept / "t"
+        trial.mkdir(parents=True)
+        for name in (kept, "params.json"):
+            (trial / name).write_bytes((folder / name).read_bytes())
+        ingest = curriwatch.load(trial.parent)
+        (info,) = ingest.runs
+        assert _points(ingest, "t", "episode_return_mean") == (
+            [("E", 1000 * i, 0.25) for i in range(1, 6)] + [("E", 1000 * i, 0.75) for i in range(6, 11)]), kept
+        assert [d.split(" ")[0] for d in _dups(info)] == ["3"] and info.observations_combined == 0
+
+
+def test_tune_restart_counter_marks_a_restart_at_the_same_step(tmp_path):
+    # the restored trial's first result repeats the checkpoint's timesteps_total (no new env steps yet)
+    results = [_tune_result(1, 1, 1000, 0.25), _tune_result(2, 2, 2000, 0.25), _tune_result(3, 1, 2000, 0.75)]
+    write_tune_trial(tmp_path / "t", results, {"env": "E"})
+    ingest = curriwatch.load(tmp_path)
+    assert _points(ingest, "t", "episode_return_mean") == [("E", 1000, 0.25), ("E", 2000, 0.75)]
+    assert len(_dups(ingest.runs[0])) == 1
+
+
+def test_roll_stdout_lines_sharing_a_step_are_observations_kept(tmp_path):
+    # ROLL's file handler opens its log with mode="w" (roll/utils/logging.py:42): a resumed job starts
+    # a new file, so repeated steps in one log are separate tracker.log calls
+    rows = [(0, {"env/A/success": 0.5}), (1, {"env/A/success": 0.25}), (1, {"env/A/success": 0.75}),
+            (2, {"env/A/success": 1.0})]
+    write_roll_stdout(tmp_path / "run.log", rows)
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert _points(ingest, "run.log", "success") == [("A", 0, 0.5), ("A", 1, 0.5), ("A", 2, 1.0)]
+    assert info.observations_combined == 1 and not _dups(info)
+
+
 def test_tune_damaged_result_json(tmp_path):
     folder = write_tune_trial(tmp_path / "t", _tune_results(4, with_eval=False), {"env": "E"})
     data = (folder / "result.json").read_bytes()

@@ -1,4 +1,4 @@
-"""Fuzzed Tune / dcd / ROLL / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / SwanLab files: real files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from curriwatch.discover import discover
 from curriwatch.readers import read_run
-from writers import DcdFileWriter, write_roll_stdout, write_tune_trial
+from writers import DcdFileWriter, TinkerJsonLogger, write_roll_stdout, write_tune_trial
 
 EXAMPLES = int(os.environ.get("CURRIWATCH_FUZZ_EXAMPLES", "120")) // 2
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -52,7 +52,14 @@ def _roll(folder: Path) -> Path:
     return write_roll_stdout(folder / "run.log", [(s, {"env/A/success": s / 7, "x": math.inf}) for s in range(12)])
 
 
-MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll}
+def _tinker(folder: Path) -> Path:
+    logger = TinkerJsonLogger(folder / "run")
+    for s in range(12):
+        logger.log_metrics({"env/a/reward/total": s / 7, "env/a/total_episodes": 8, "optim/lr": math.nan}, step=s)
+    return folder / "run" / "metrics.jsonl"
+
+
+MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker}
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +106,8 @@ def test_damaged_text_sources(originals, case):
     line_of_row = _line_numbers(name, data)
     keep = [i for i, r in enumerate(raw.row) if line_of_row[r] <= intact_lines]
     expected = [raw.points()[i] for i in keep]
-    if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log
-        assert name == "roll" and not expected
+    if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log, nor a
+        assert name in ("roll", "tinker") and not expected  # metrics.jsonl with a damaged first line
         return
     for issue in got.issues:
         assert issue.path and issue.detail

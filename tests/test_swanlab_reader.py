@@ -8,7 +8,7 @@ import pytest
 import curriwatch
 from curriwatch.discover import discover
 from curriwatch.readers import read_run
-from writers import write_swanlab
+from writers import SWANLAB_REPEATS, write_swanlab
 
 pytest.importorskip("swanlab")
 
@@ -89,3 +89,17 @@ def test_damaged_and_foreign_files(swanlab_run, tmp_path):
     got, expected = damaged.points(), _oracle(path)
     assert 0 < len(got) < len(expected) and _same(got[-100:], expected[-100:])
     assert [i.kind for i in foreign.issues] == ["unreadable_file"] and "bad magic" in foreign.issues[0].detail
+
+
+def test_repeated_and_older_steps_are_refused_by_swanlab_itself(tmp_path):
+    # swanlab keeps a key's first value of a step and drops older steps (core_python/core.py:276-283,
+    # try_accept_step): what it wrote is what the frame holds, with no duplicate issue
+    logdir = tmp_path / "swanlog"
+    logdir.mkdir()
+    path = write_swanlab(logdir, 0, SWANLAB_REPEATS)
+    assert _oracle(str(path)) == [("train/maze/success", 1, 0.125), ("train/maze/success", 2, 0.5),
+                                  ("train/maze/success", 3, 0.875)]
+    ingest = curriwatch.load(logdir)
+    frame = ingest.frame
+    assert list(zip(frame.step, frame.value)) == [(1, 0.125), (2, 0.5), (3, 0.875)]
+    assert not [i for i in ingest.runs[0].issues if i.kind == "duplicate_points"]

@@ -177,6 +177,93 @@ def test_restart_writes_the_same_steps_again_and_last_write_wins(tmp_path):
     assert dup.detail.startswith("5 point(s)")
 
 
+def _batches(folder, writes, *, suffix="", purge_step=None):
+    """tensorboardX's SummaryWriter logging (step, tag, value) in this order: several values of one
+    tag under one step are several add_scalar calls, as a trainer logging each batch does."""
+    from tensorboardX import SummaryWriter
+
+    w = SummaryWriter(str(folder), flush_secs=3600, filename_suffix=suffix, purge_step=purge_step)
+    for i, (step, tag, value) in enumerate(writes):
+        w.add_scalar(tag, value, step, walltime=1_700_000_000.0 + i)
+    w.close()
+
+
+def _series(ingest, env, metric, split="train"):
+    f = ingest.frame
+    rows = f[(f.env_id == env) & (f.split == split) & (f.metric == metric)]
+    return list(zip(rows.step.tolist(), rows.value.tolist()))
+
+
+@pytest.mark.parametrize("reader", ["native", "tbparse"])
+def test_values_of_one_tag_at_one_step_in_one_file_are_observations_all_kept(tmp_path, reader):
+    pytest.importorskip("tbparse")
+    import curriwatch
+    from tbparse import SummaryReader
+
+    writes = [(s, "train/a/reward", v) for s in range(30) for v in (0.25, 0.5, 0.0 if s % 3 else 1.0)]
+    writes += [(5, "curriculum/a/state", 1.0), (5, "curriculum/a/state", 2.0), (6, "curriculum/a/state", 2.0)]
+    _batches(tmp_path / "run", writes)
+    oracle = SummaryReader(str(tmp_path / "run")).scalars  # TensorBoard's own reading: every write kept
+    assert len(oracle) == len(writes)
+    run = only_run(tmp_path)
+    assert sorted(read_run(run, reader).points()) == sorted(
+        zip(oracle.tag, oracle.step.astype(int), oracle.value.astype(float)))
+
+    ingest = curriwatch.load(tmp_path, reader=reader)
+    info = ingest.run("run")
+    means = oracle[oracle.tag == "train/a/reward"].groupby("step").value.mean()
+    assert _series(ingest, "a", "reward") == [(int(s), pytest.approx(v)) for s, v in means.items()]
+    assert _series(ingest, "a", "state", "state") == [(5, 2.0), (6, 2.0)]  # a state: the last write
+    assert not [i for i in info.issues if i.kind == "duplicate_points"]
+    assert info.observations_combined == 2 * 30 + 1
+    assert info.points_read == len(writes)
+
+
+@pytest.mark.parametrize("reader", ["native", "tbparse"])
+def test_a_later_file_rewriting_steps_is_a_restart_and_its_batches_are_observations(tmp_path, reader):
+    pytest.importorskip("tbparse")
+    import curriwatch
+
+    first = [(s, "train/a/reward", 0.25) for s in range(10)] + [(4, "train/a/reward", 0.75)]
+    _batches(tmp_path / "run", first, suffix=".1")
+    # resumed from its step-6 checkpoint: SummaryWriter(purge_step=6) starts the file with TensorBoard's
+    # SessionLog.START (tensorboardX/writer.py:383-387); two batches per step from then on
+    second = [(s, "train/a/reward", v) for s in range(6, 14) for v in (0.5, 1.0)]
+    _batches(tmp_path / "run", second, suffix=".2", purge_step=6)
+    ingest = curriwatch.load(tmp_path, reader=reader)
+    expected = [(s, 0.5 if s == 4 else 0.25) for s in range(6)] + [(s, 0.75) for s in range(6, 14)]
+    assert _series(ingest, "a", "reward") == expected
+    info = ingest.run("run")
+    (dup,) = [i for i in info.issues if i.kind == "duplicate_points"]
+    assert dup.detail.startswith("4 point(s)")  # steps 6..9 of the first file
+    assert info.observations_combined == 1 + 8
+
+
+def test_session_log_start_inside_one_file_is_a_restart(tmp_path):
+    pytest.importorskip("tbparse")
+    import curriwatch
+    from tensorboardX import FileWriter
+    from tensorboardX.proto.event_pb2 import Event, SessionLog
+    from tensorboardX.summary import scalar
+
+    w = FileWriter(str(tmp_path / "run"))
+    for s in range(10):
+        w.add_summary(scalar("train/a/reward", 0.25), s, walltime=1_700_000_000.0 + s)
+    # the event SummaryWriter(purge_step=6) writes (tensorboardX/writer.py:386-387), here mid-file
+    w.add_event(Event(step=6, session_log=SessionLog(status=SessionLog.START)), walltime=1_700_000_100.0)
+    for s in range(6, 12):
+        for v in (0.5, 1.0):
+            w.add_summary(scalar("train/a/reward", v), s, walltime=1_700_000_100.0 + s)
+    w.close()
+    expected = [(s, 0.25) for s in range(6)] + [(s, 0.75) for s in range(6, 12)]
+    native = curriwatch.load(tmp_path)
+    assert _series(native, "a", "reward") == expected
+    (dup,) = [i for i in native.run("run").issues if i.kind == "duplicate_points"]
+    assert dup.detail.startswith("4 point(s)")
+    # TensorBoard (through tbparse) purges the four orphaned points itself: the same frame
+    assert _series(curriwatch.load(tmp_path, reader="tbparse"), "a", "reward") == expected
+
+
 def test_add_scalars_and_add_hparams_subfolders_belong_to_their_run(tmp_path):
     from tensorboardX import SummaryWriter
 

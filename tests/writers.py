@@ -240,13 +240,23 @@ swanlab.finish()
 """
 
 
-def write_swanlab(logdir, n: int) -> Path:
+SWANLAB_REPEATS = """
+import sys, swanlab
+logdir = sys.argv[1]
+swanlab.init(project="curriwatch", experiment_name="r", mode="offline", logdir=logdir)
+for step, value in [(1, 0.125), (1, 0.375), (2, 0.5), (1, 0.75), (3, 0.875)]:
+    swanlab.log({"train/maze/success": value}, step=step)
+swanlab.finish()
+"""
+
+
+def write_swanlab(logdir, n: int, script: str = SWANLAB_SCRIPT) -> Path:
     """A SwanLab offline run written by swanlab itself, in a child process (its init installs
     global hooks); returns the `.swanlab` file."""
     import subprocess
     import sys
 
-    subprocess.run([sys.executable, "-c", SWANLAB_SCRIPT, str(logdir), str(n)], check=True,
+    subprocess.run([sys.executable, "-c", script, str(logdir), str(n)], check=True,
                    capture_output=True, timeout=600, cwd=str(logdir.parent if hasattr(logdir, "parent") else logdir),
                    env={**os.environ, "SWANLAB_MODE": "offline"})
     (path,) = Path(logdir).glob("run-*/run-*.swanlab")
@@ -377,3 +387,76 @@ class MLAgentsRun:
 
     def close(self) -> None:
         self.stats.close()
+
+
+class TinkerJsonLogger:
+    """tinker-cookbook's JsonLogger.log_metrics, call for call (tinker-cookbook requires torch, so it
+    is not installed): TrainingRunStore.write_metrics builds `{"step": step}` updated with the
+    metrics (tinker_cookbook/stores/training_store.py:264-272) and appends `json.dumps(record) +
+    "\\n"` (:256-257) through LocalStorage.append, `open(path, "ab")` (stores/storage.py:247-252),
+    to `{log_path}/metrics.jsonl`. A resumed run opens the same file again and appends."""
+
+    def __init__(self, log_dir):
+        self.path = Path(log_dir) / "metrics.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def log_metrics(self, metrics: dict, step: int | None = None) -> None:
+        import json
+
+        record = {"step": step} if step is not None else {}
+        record.update(metrics)
+        with open(self.path, "ab") as f:
+            f.write((json.dumps(record) + "\n").encode("utf-8"))
+
+
+def tinker_trajectory_metrics(groups: list[list[dict]], taglists: list[list[str]]) -> dict:
+    """tinker-cookbook's compute_trajectory_metrics (tinker_cookbook/rl/metric_util.py:60-138) for
+    trajectory groups whose trajectories have one transition each, given as
+    {"reward", "ac_tokens", "ob_tokens", "metrics"} (final group rewards 0, no group metrics)."""
+    import numpy as np
+
+    def by_group(gs):  # _compute_by_group_metrics, :35-57 (good_thresh 0.5)
+        if not gs:
+            return {"by_group/frac_mixed": 0.0, "by_group/frac_all_good": 0.0, "by_group/frac_all_bad": 0.0}
+        mixed = good = bad = 0
+        for g in gs:
+            rewards = [t["reward"] for t in g]
+            if all(r == rewards[0] for r in rewards):
+                good, bad = (good + 1, bad) if rewards[0] >= 0.5 else (good, bad + 1)
+            else:
+                mixed += 1
+        return {"by_group/frac_mixed": mixed / len(gs), "by_group/frac_all_good": good / len(gs),
+                "by_group/frac_all_bad": bad / len(gs)}
+
+    def trajectory_metrics(gs):  # _compute_trajectory_metrics, :99-138
+        trajs = [t for g in gs for t in g]
+        ac = [t["ac_tokens"] for t in trajs]
+        ob = [t["ob_tokens"] for t in trajs]
+        turns, episodes = len(trajs), len(trajs)
+        out = {
+            "ac_tokens_per_turn": sum(ac) / turns if turns > 0 else 0.0,
+            "ob_tokens_per_turn": sum(ob) / turns if turns > 0 else 0.0,
+            "turns_per_episode": turns / episodes if episodes > 0 else 0.0,
+            "total_episodes": episodes, "total_turns": turns,
+            "total_ac_tokens": sum(ac), "total_ob_tokens": sum(ob),
+        }
+        rewards = [t["reward"] for t in trajs]
+        out["reward/total"] = np.mean(rewards).item() if rewards else 0.0
+        values: dict = {}  # dict_mean over the transitions' metrics (utils/misc_utils.py:57-74)
+        for t in trajs:
+            for k, v in t["metrics"].items():
+                values.setdefault(k, []).append(v)
+        out.update({k: float(np.mean(v)) for k, v in values.items()})
+        out.update(by_group(gs))
+        return out
+
+    tag_groups: dict = {}
+    for taglist, group in zip(taglists, groups):
+        for tag in taglist:
+            tag_groups.setdefault(tag, []).append(group)
+    out = {}
+    if any(len(gs) < len(groups) for gs in tag_groups.values()):
+        for tag, gs in tag_groups.items():
+            out.update({f"env/{tag}/{k}": v for k, v in trajectory_metrics(gs).items()})
+    out.update({f"env/all/{k}": v for k, v in trajectory_metrics(groups).items()})
+    return out

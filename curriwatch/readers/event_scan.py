@@ -7,8 +7,9 @@ need them (`classify` on the records the numpy path leaves to protobuf).
 
 Record kinds written by `scan`: BAD_CRC (payload CRC failed, skipped and reported), SCALAR (the
 tensorboardX/torch `add_scalar` layout, decoded here), PROTOBUF (may hold a scalar in another
-layout: left to the protobuf decoder), NO_SCALAR (no summary, or a summary whose values are only
-images, histograms, audio or tensors too big to be one number: skipped without decoding).
+layout, or is a SessionLog: left to the protobuf decoder), NO_SCALAR (no summary, or a summary
+whose values are only images, histograms, audio or tensors too big to be one number: skipped
+without decoding).
 """
 from __future__ import annotations
 
@@ -115,6 +116,8 @@ def classify(buf, start, end):
             if _summary_may_hold_scalar(buf, p, p + np.int64(n)):
                 return PROTOBUF
             p += np.int64(n)
+        elif field == 7:  # Event.session_log: a START is TensorBoard's restart marker
+            return PROTOBUF
         else:
             p = _skip_field(buf, p, end, wire)
             if p < 0:

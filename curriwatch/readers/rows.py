@@ -55,14 +55,24 @@ def number(value) -> float | None:
 
 
 class RowSink:
-    """Appends rows to a RawRun; counts values that were not numbers per key."""
+    """Appends the rows of one file to a RawRun; counts values that were not numbers per key.
+
+    Rows sharing a step are distinct observations (several batches logged under one step). A job
+    resumed from a checkpoint appends to the same file and logs its steps again: a row whose step is
+    below an earlier row's (since the last restart) begins a restart, as does `restart_key` (a
+    counter the framework starts again when a job is restored) not rising. So does a later file.
+    """
 
     def __init__(self, raw: RawRun, step_keys: tuple[str, ...] = (), wall_key: str | None = None,
-                 skip: frozenset[str] = frozenset()):
+                 skip: frozenset[str] = frozenset(), restart_key: str | None = None):
         self.raw = raw
         self.skip = skip  # bookkeeping keys: used for step / wall time, not kept as points
         self.step_keys = step_keys
         self.wall_key = wall_key
+        self.restart_key = restart_key
+        self.top: int | None = None  # the largest step since the last restart
+        self.counter: float | None = None  # the last value of restart_key
+        raw.restart()
         self.codes: dict[str, int] = {}
         self.non_numeric: dict[str, int] = {}
         rows = raw.row
@@ -76,7 +86,7 @@ class RowSink:
         texts: list[tuple[str, str]] = []
         for key, value in values.items():
             if value is None or value == "" or (key in self.skip and key != self.wall_key
-                                                and key not in self.step_keys):
+                                                and key != self.restart_key and key not in self.step_keys):
                 continue
             val = number(value)
             if val is None:
@@ -94,6 +104,7 @@ class RowSink:
                     break
         if step is None:
             step = row
+        self._check_restart(step, found.get(self.restart_key) if self.restart_key else None)
         wall = found.get(self.wall_key, math.nan) if self.wall_key else math.nan
         raw, codes = self.raw, self.codes
         if self.skip:
@@ -108,6 +119,15 @@ class RowSink:
             raw.wall_time.append(wall)
             raw.row.append(row)
         raw.text_points.extend((key, step, row, text) for key, text in texts)
+
+    def _check_restart(self, step: int, counter: float | None) -> None:
+        restarted = self.top is not None and step < self.top
+        if counter is not None:
+            restarted |= self.counter is not None and counter <= self.counter
+            self.counter = counter
+        if restarted:
+            self.raw.restart()
+        self.top = step if restarted or self.top is None else max(self.top, step)
 
     def issues(self, shown: str) -> list[DataIssue]:
         if not self.non_numeric:

@@ -107,6 +107,9 @@ def _scalar(payload: bytes) -> tuple[str, int, float, float] | None:
 def read_swanlab(source: RunSource) -> RawRun:
     raw = RawRun(source)
     for path in source.files:
+        # swanlab itself refuses a key's repeated or older step within a run (core_python/core.py:276-283
+        # in 0.10.3, `try_accept_step`): only a later file (a resumed run) can write a step again
+        raw.restart()
         _read_file(raw, path, shown_path(source, path))
     return raw
 

@@ -42,27 +42,38 @@ def read_tbparse(source: RunSource) -> RawRun:
                 link = os.path.join(tmp, os.path.relpath(path, source.path))
                 os.makedirs(os.path.dirname(link), exist_ok=True)
                 os.symlink(os.path.realpath(path), link)
-            _read_points(raw, tmp)
+            _read_points(raw, tmp, [os.path.relpath(p, source.path).replace(os.sep, "/") for p in readable])
     return raw
 
 
-def _read_points(raw: RawRun, folder: str) -> None:
+def _read_points(raw: RawRun, folder: str, order: list[str]) -> None:
+    """tbparse's points, file by file in reading order: each later file is a later stretch."""
     from tbparse import SummaryReader
 
-    reader = SummaryReader(folder, extra_columns={"wall_time", "dir_name"}, event_types={"scalars", "tensors"})
+    reader = SummaryReader(folder, extra_columns={"wall_time", "dir_name", "file_name"},
+                           event_types={"scalars", "tensors"})
+    per_file: dict[str, list[tuple[str, int, float, float]]] = {}
     for frame in (reader.scalars, reader.tensors):
         if frame is None or frame.empty:
             continue
-        for dir_name, tag, step, value, wall in zip(
-            frame.get("dir_name", [""] * len(frame)), frame["tag"], frame["step"], frame["value"],
-            frame["wall_time"],
+        for dir_name, file_name, tag, step, value, wall in zip(
+            frame.get("dir_name", [""] * len(frame)), frame["file_name"], frame["tag"], frame["step"],
+            frame["value"], frame["wall_time"],
         ):
             try:
                 val = float(value)
             except (TypeError, ValueError):
                 continue
             sub = dir_name.replace(os.sep, "/") if dir_name else "."
-            raw.tag_code.append(raw.code_for(_subfolder_tagger(sub)(tag)))
-            raw.step.append(int(step))
+            rel = f"{sub}/{file_name}" if sub != "." else file_name
+            wall = float(wall) if not math.isnan(wall) else math.nan
+            per_file.setdefault(rel, []).append((_subfolder_tagger(sub)(tag), int(step), val, wall))
+    for rel in order:
+        points = per_file.get(rel, [])
+        points.sort(key=lambda p: p[3] if p[3] == p[3] else math.inf)  # write order (tbparse sorts by tag)
+        raw.restart()
+        for tag, step, val, wall in points:
+            raw.tag_code.append(raw.code_for(tag))
+            raw.step.append(step)
             raw.value.append(val)
-            raw.wall_time.append(float(wall) if not math.isnan(wall) else math.nan)
+            raw.wall_time.append(wall)

@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 import numpy as np
 from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import types_pb2
-from tensorboard.compat.proto.event_pb2 import Event
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 
 from ..model import DataIssue, RawRun, RunSource
 from . import event_scan, native
@@ -86,6 +86,7 @@ def read_tensorboard(source: RunSource, logdir: str | None = None) -> RawRun:
     """Read every scalar point (simple_value and one-element numeric tensors) of a TensorBoard run."""
     raw = RawRun(source)
     for path in source.files:
+        raw.restart()  # a later file rewriting a tag's step is a restart; repeats within a file are not
         sub = PurePosixPath(os.path.relpath(os.path.dirname(path), source.path)).as_posix()
         _read_event_file(raw, path, _subfolder_tagger(sub), _display(path, source))
     return raw
@@ -202,12 +203,21 @@ def _read_numpy(raw: RawRun, data, tagger, report: FramingReport, undecodable: l
 
 
 def _append(raw: RawRun, fast_idx, fast_codes, step, value, wall, slow: dict) -> None:
-    """Fast and protobuf-decoded points merged back into file order: the last write must win later."""
+    """Fast and protobuf-decoded points merged back into file order: the last write must win later.
+
+    A `SessionLog.START` record (TensorBoard's restart marker, written by `SummaryWriter(purge_step=)`)
+    makes the points after it a later stretch, as TensorBoard's own reader does."""
     cols = [(raw.tag_code, fast_codes, slow["code"]), (raw.step, step, slow["step"]),
             (raw.value, value, slow["value"]), (raw.wall_time, wall, slow["wall"])]
     order = None
     if len(slow["record"]):
         order = np.argsort(np.concatenate([fast_idx, slow["record"]]), kind="stable")
+    if slow["start"]:
+        records = np.sort(np.concatenate([fast_idx, slow["record"]]))
+        base = len(raw.value)
+        for at in np.searchsorted(records, slow["start"]).tolist():
+            if base + at and (not raw.restarts or raw.restarts[-1] != base + at):
+                raw.restarts.append(base + at)
     for target, fast, slow_col in cols:
         merged = np.concatenate([fast, slow_col])[order] if order is not None else fast
         target.frombytes(np.ascontiguousarray(merged, dtype=f"{target.typecode == 'd' and 'f' or 'i'}"
@@ -222,6 +232,7 @@ def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: 
     """
     parse = Event.FromString
     out = {"record": [], "code": [], "step": [], "value": [], "wall": []}
+    starts_at: list[int] = []  # records holding a SessionLog.START
     codes: dict[str, int] = state.setdefault("codes", {})
     plugin: dict[str, str] = state.setdefault("plugin", {})  # tag -> plugin name from its first metadata
     classify = state.get("classify", event_scan.classify)  # compiled when the kernels are loaded
@@ -239,6 +250,8 @@ def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: 
             undecodable.append(a - 12)
             continue
         if not event.HasField("summary"):
+            if event.HasField("session_log") and event.session_log.status == SessionLog.START:
+                starts_at.append(i)
             continue
         for v in event.summary.value:
             kind = v.WhichOneof("value")
@@ -266,7 +279,7 @@ def _decode_slow(raw: RawRun, data, starts, ends, records, tagger, undecodable: 
     return {
         "record": np.array(out["record"], np.int64), "code": np.array(out["code"], np.int64),
         "step": np.array(out["step"], np.int64), "value": np.array(out["value"], np.float64),
-        "wall": np.array(out["wall"], np.float64),
+        "wall": np.array(out["wall"], np.float64), "start": starts_at,
     }
 
 

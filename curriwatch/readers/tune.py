@@ -19,6 +19,10 @@ from .lines import LineReport, iter_lines, open_regular
 from .rows import RowSink, flatten, shown_path
 
 STEP_KEYS = ("timesteps_total", "training_iteration")
+# Trainable.restore sets _iterations_since_restore = 0 and train() counts it up again (ray/tune/
+# trainable/trainable.py): a restored trial appends to result.json, and this counter not rising
+# marks its restart even where it re-logs no step.
+RESTART_KEY = "iterations_since_restore"
 RESULT_FILE, PROGRESS_FILE, PARAMS_FILE = "result.json", "progress.csv", "params.json"
 MAX_PARAMS = 4 * 1024 * 1024
 BOOKKEEPING = frozenset((
@@ -52,7 +56,7 @@ def read_tune(source: RunSource) -> RawRun:
         raw.env_hint = _env_from_params(raw, source, params[0])
     for path in data:
         shown = shown_path(source, path)
-        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING)
+        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING, restart_key=RESTART_KEY)
         report = LineReport()
         try:
             f = open_regular(path)

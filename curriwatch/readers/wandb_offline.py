@@ -58,6 +58,7 @@ def read_wandb_offline(source: RunSource) -> RawRun:
     """Read the history of a W&B offline run folder (one or more `run-*.wandb` files)."""
     raw = RawRun(source)
     for path in source.files:
+        raw.restart()  # a later file (a resumed run) rewriting a step is a restart
         rel = PurePosixPath(os.path.relpath(path, source.path)).as_posix()
         shown = f"{source.name}/{rel}" if source.name != "." else rel
         _read_file(raw, path, shown)
