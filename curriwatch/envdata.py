@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .stats import median
 from .timeline import Interval, Transition
 
 
@@ -59,7 +60,7 @@ class Series:
             return None
         d = np.diff(self.steps)
         d = d[d > 0]
-        return float(np.median(d)) if len(d) else None
+        return median(d) if len(d) else None
 
 
 @dataclass

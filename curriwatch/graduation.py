@@ -15,6 +15,7 @@ import numpy as np
 
 from .envdata import EnvData
 from .levels import env_scale, episodes, fit
+from .stats import median
 from .timeline import Interval, intervals
 
 GRADUATION_SHARE = 0.9  # of the gain: where graduation happens (as a trainer's threshold + plateau would)
@@ -41,7 +42,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return None
     lo, hi = scale
     gain = hi - lo
-    noise = float(np.median(np.atleast_1d(f.noise.raw_sd(hi))))
+    noise = median(np.atleast_1d(f.noise.raw_sd(hi)))
     values = f.series.values
     if not gain > MIN_GAIN_NOISE * noise * f.segments.wander or gain <= 0:
         if graduation["stop_threshold"] is None:

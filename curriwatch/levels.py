@@ -11,6 +11,7 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .segments import Noise, Segments, noise_model, segment
+from .stats import median
 
 SUSTAINED_POINTS = 3  # a level counts as held when a segment of at least this many points holds it
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
@@ -72,7 +73,7 @@ def start_level(f: Fit, before: int | None = None) -> float | None:
     ok = (seg.bounds[:-1] < end) & (seg.count >= 1)
     if ok.any():
         return float(np.min(seg.level[ok]))
-    return float(np.median(f.series.values[: min(3, end)]))
+    return median(f.series.values[: min(3, end)])
 
 
 def top_level(f: Fit) -> float | None:
@@ -238,7 +239,7 @@ def _regular_prefix(inner: np.ndarray) -> int:
     not switching). `inner`: durations of the phases between the chain's changes."""
     if len(inner) < 2:
         return len(inner)
-    typical = float(np.median(inner))
+    typical = median(inner)
     long = np.flatnonzero(inner > SWITCH_PHASE_RATIO * max(typical, 1.0))
     return int(long[0]) if len(long) else len(inner)
 
@@ -252,7 +253,7 @@ def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
     first, last = 0, len(levels) - 1
     while last - first >= 1:
         a, b = levels[first: last + 1: 2], levels[first + 1: last + 1: 2]
-        ma, mb = float(np.median(a)), float(np.median(b))
+        ma, mb = median(a), median(b)
         gap = abs(ma - mb)
         med = np.where((np.arange(first, last + 1) - first) % 2 == 0, ma, mb)
         off = np.abs(levels[first: last + 1] - med) > RETURN_TOLERANCE * gap
@@ -279,15 +280,15 @@ def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes
     lengths = np.array([steps[b] - steps[a] + (steps[min(b + 1, len(steps) - 1)] - steps[b]) for a, b in
                         zip(first_pt, last_pt)], dtype=np.float64)
     inner = lengths[1:-1] if len(lengths) > 2 else lengths
-    typical = float(np.median(inner)) if len(inner) else float(np.median(lengths))
+    typical = median(inner) if len(inner) else median(lengths)
     first = first_pt[0] if lengths[0] <= 2 * typical else first_pt[1]
     last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
     levels = np.array([p[2] for p in phases])
-    mid = float(np.median(levels))
+    mid = median(levels)
     high = levels[levels >= mid]
     low = levels[levels < mid]
     return Episode(split, first, last, int(steps[first]), int(steps[last]), changes,
-                   float(np.median(high)) if len(high) else mid, float(np.median(low)) if len(low) else mid,
+                   median(high) if len(high) else mid, median(low) if len(low) else mid,
                    typical, int(steps[-1]))
 
 

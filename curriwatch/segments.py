@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from . import segment_kernels
+from .stats import median
 
 _NUMPY_PATH = bool(os.environ.get("CURRIWATCH_NUMPY_SEGMENTS"))  # tests compare both paths
 NUMPY_FIRST = 300  # series segmented with numpy before loading the compiled kernel (~0.5 s once) pays off
@@ -56,7 +57,7 @@ class Noise:
             p = np.clip(p, 0.5 / self.trials, 1 - 0.5 / self.trials)
             return np.sqrt(p * (1 - p) / self.trials)
         sd = self.sigma if at is None else self.sigma[at]
-        return np.median(sd) if at is None and np.ndim(level) == 0 else sd
+        return median(sd) if at is None and np.ndim(level) == 0 else sd
 
 
 def lattice_trials(values: np.ndarray) -> int | None:
@@ -108,7 +109,7 @@ def robust_sd(d: np.ndarray) -> float:
     fallback (its largest tenth left out) when more than half the changes are zero."""
     if len(d) == 0:
         return 0.0
-    mad = float(np.median(np.abs(d - np.median(d))))
+    mad = median(np.abs(d - median(d)))
     if mad > 0:
         return MAD_SD * mad / np.sqrt(2)
     a = np.sort(np.abs(d))[: max(1, int(np.ceil(0.9 * len(d))))]
@@ -135,11 +136,11 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         z = sign * np.arcsin(np.sqrt(np.clip(raw, 0.0, 1.0)))
         sigma = 0.5 / np.sqrt(trials)
         own = robust_sd(np.diff(z)) if n >= 8 else 0.0
-        spread = own / float(np.median(sigma)) if own > 0 else 1.0
+        spread = own / median(sigma) if own > 0 else 1.0
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, float(np.median(trials)))
+        return Noise("binomial", z, sigma, median(trials))
     z = values.astype(np.float64)
     sd = robust_sd(np.diff(z)) if n > 1 else 0.0
     if n < 4:
@@ -180,7 +181,7 @@ def _block_sd(d: np.ndarray, n: int, overall: float) -> np.ndarray:
         return np.full(n, overall)
     sds = _robust_sds(d)
     nb = len(sds)
-    sds = np.maximum(sds, BLOCK_FLOOR * float(np.median(sds)))
+    sds = np.maximum(sds, BLOCK_FLOOR * median(sds))
     if nb >= 3:  # neighbouring blocks smooth the estimate (a median of three)
         padded = np.concatenate([[sds[0]], sds, [sds[-1]]])
         sds = np.median(np.stack([padded[:-2], padded[1:-1], padded[2:]]), axis=0)

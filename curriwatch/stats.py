@@ -4,11 +4,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 Z_975 = 1.959963984540054  # standard normal quantile at 0.975
 T_975 = np.array([np.nan, 12.7062047362, 4.3026527297, 3.1824463053, 2.7764451052, 2.5705818356, 2.4469118511,
                   2.3646242516, 2.3060041352, 2.2621571628, 2.228138852])  # Student t quantiles, df 1..10
+
+
+def median(values) -> float:
+    """The median of a 1-d array, NaN when empty: numpy's np.median costs ~20 µs a call in checks,
+    which an analysis of 10,000 small envs pays hundreds of thousands of times."""
+    a = np.asarray(values, dtype=np.float64)
+    n = a.size
+    if n == 0:
+        return float("nan")
+    m = n // 2
+    if n <= 64:
+        a = np.sort(a, axis=None)
+    else:
+        a = np.partition(a.ravel(), (m - 1, m) if n % 2 == 0 else m)
+    return float(a[m]) if n % 2 else 0.5 * (float(a[m - 1]) + float(a[m]))
 
 
 def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
@@ -20,10 +34,12 @@ def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
         out = np.empty(len(v))
         head = min(window - 1, len(v))
         for i in range(head):  # fewer points at the start
-            out[i] = np.median(v[: i + 1])
+            out[i] = median(v[: i + 1])
         if len(v) >= window:
             out[window - 1:] = np.median(np.lib.stride_tricks.sliding_window_view(v, window), axis=1)
         return out
+    import pandas as pd
+
     return pd.Series(values).rolling(window, min_periods=1).median().to_numpy()
 
 

@@ -6,6 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..levels import fit, in_episode, start_level
+from ..stats import median
 from . import register
 
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
@@ -48,7 +49,7 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
         learn = fit(env, "learning")
         li = int(np.searchsorted(learn.series.steps, g, "left"))
         start = start_level(learn, li) if li >= 2 else None
-    noise = float(np.median(np.atleast_1d(f.noise.raw_sd(held))))
+    noise = median(np.atleast_1d(f.noise.raw_sd(held)))
     if start is None or not held - start > MIN_GAIN_NOISE * noise:
         if not held > 0 or env.sign != 1:
             return None  # no visible gain and no natural zero: a share of it means nothing

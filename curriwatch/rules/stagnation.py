@@ -7,7 +7,7 @@ from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
 from ..levels import env_scale, fit, in_episode
-from ..stats import range_regression, window_sums
+from ..stats import median, range_regression, window_sums
 from . import judged_window, register
 
 WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
@@ -60,11 +60,15 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a < s["min_points"]:
             continue
-        # where the flat stretch began: the break of a rise-then-flat fit reaching into the segment before
-        onset = _onset(steps, y, max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)])), a + max(1, (b - a) // 4)) \
-            if a > lo else a
-        span = steps[b - 1] - steps[onset]
         need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
+        back = max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)]))  # the onset may reach into the segment before
+        if steps[b - 1] - steps[back] < need:
+            continue
+        if float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
+            continue
+        # where the flat stretch began: the break of a rise-then-flat fit
+        onset = _onset(steps, y, back, a + max(1, (b - a) // 4)) if a > lo else a
+        span = steps[b - 1] - steps[onset]
         if span < need or b - onset < s["min_points"]:
             continue
         if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line:
@@ -122,7 +126,7 @@ def _rising(f, a: int, b: int, min_rise: float) -> bool:
     sxx = float(np.sum((x - x.mean()) ** 2))
     if not sxx > 0 or not np.isfinite(slope[0]):
         return False
-    sigma = float(np.median(f.noise.sigma[a:b])) * np.sqrt(f.segments.inflation)
+    sigma = median(f.noise.sigma[a:b]) * np.sqrt(f.segments.inflation)
     t = slope[0] / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope[0])
     yv = f.series.values[a:b]
     _n, _m, raw_slope, _t2, _s2 = range_regression(window_sums(x, yv), np.array([0]), np.array([b - a]))

@@ -9,6 +9,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..levels import SWITCH_CHANGES, env_scale, episodes, fit
+from ..stats import median
 from . import register
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
@@ -97,6 +98,13 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     window = s["window"]
     if len(y) < max(window, s["min_points"]) or not width > 0:
         return []
+    # the spread (a trimmed mean of changes) never exceeds the window's plain mean of changes / TRIM_KEEP:
+    # where even that stays under the threshold nothing can fire (most series), and nothing is sorted
+    d = np.abs(np.diff(y))
+    c = np.concatenate([[0.0], np.cumsum(d)])
+    bound = (c[window - 1:] - c[: len(c) - window + 1]) / _kept(window - 1) / _swing_constant(window)
+    if not (bound > s["threshold"] * width).any():
+        return []
     spread = swing_spread(y, window)
     noise = _expected_noise(env, f, spread, window)
     with np.errstate(invalid="ignore"):
@@ -146,7 +154,7 @@ def _alternates(values: np.ndarray) -> bool:
     """Whether the series goes up and down from point to point far more than noise does: the lag-1
     correlation of its deviations from its median is strongly negative (white noise: about 0).
     Only then may the siblings' noise stand in for its own."""
-    d = values - np.median(values)
+    d = values - median(values)
     den = float(np.sum(d * d))
     return den > 0 and float(np.sum(d[1:] * d[:-1])) / den < ALTERNATION_CORR
 
