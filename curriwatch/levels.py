@@ -178,8 +178,8 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     that recovers once (down, up) is not switching; one outlier is not a phase."""
     f = fit(env, split)
     seg, steps = f.segments, f.series.steps
-    if len(seg) < SWITCH_CHANGES + 1 or not scale > 0:
-        return []
+    if len(seg) < SWITCH_CHANGES + 1 or not scale > 0 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
+        return []  # alternating phases need the segment levels to turn that often (a staircase never does)
     seg_steps = steps[seg.bounds[:-1]]
     episodes = []
     for lo, hi in judged_spans(env):
@@ -187,6 +187,13 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
         if len(chosen) >= SWITCH_CHANGES + 1:
             episodes += _switching_in(split, seg, steps, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
     return episodes
+
+
+def _turns(levels: np.ndarray) -> int:
+    """How often a sequence of levels changes direction."""
+    d = np.sign(np.diff(levels))
+    d = d[d != 0]
+    return int(np.count_nonzero(d[1:] != d[:-1]))
 
 
 def judged_spans(env: EnvData) -> list[tuple[float, float]]:
