@@ -5,7 +5,7 @@
 Each size runs in a fresh subprocess: it builds a frame in memory (N envs x 20,000 training steps
 of a noisy learning curve, with an eval point every 50 steps; a fifth of the envs regress, stall
 or swing), then times `curriwatch.analyze` on it. Peak memory is the process's max RSS, and that
-minus the RSS after building the frame. Target (issue #3): <= 10 s and <= 4 GiB at 10M rows on
+minus the RSS after building the frame. Target (issue #12): <= 3 s and <= 1.5 GB at 10M rows on
 a 2-core machine, time growing about linearly in rows.
 """
 from __future__ import annotations
@@ -87,7 +87,7 @@ def main() -> None:
         first, last = results[0], results[-1]
         ratio = (last["seconds"] / first["seconds"]) / (last["rows"] / first["rows"])
         print(f"\ntime per row at {last['rows']:,} rows is {ratio:.2f}x that at {first['rows']:,} rows "
-              "(1.0 = linear); target: <= 10 s and <= 4096 MB at 10M rows")
+              "(1.0 = linear); target: <= 3 s and <= 1536 MB at 10M rows")
 
 
 if __name__ == "__main__":

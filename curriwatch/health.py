@@ -131,11 +131,14 @@ def decimate(steps: np.ndarray, values: np.ndarray, buckets: int) -> tuple[list[
     n = len(values)
     if n <= 2 * buckets:
         return steps.tolist(), values.tolist()
-    bucket = (np.arange(n) * buckets) // n
-    order = np.lexsort((values, bucket))  # by bucket, then value: each bucket's min first, max last
-    starts = np.searchsorted(bucket[order], np.arange(buckets))
-    ends = np.append(starts[1:], n) - 1
-    idx = np.unique(np.concatenate([order[starts], order[ends]]))
+    index = np.arange(n)
+    starts = np.searchsorted((index * buckets) // n, np.arange(buckets))  # bucket k: starts[k] ..
+    sizes = np.diff(np.append(starts, n))
+    lowest = values == np.repeat(np.minimum.reduceat(values, starts), sizes)
+    highest = values == np.repeat(np.maximum.reduceat(values, starts), sizes)
+    first_low = np.minimum.reduceat(np.where(lowest, index, n), starts)  # a tie: the first lowest,
+    last_high = np.maximum.reduceat(np.where(highest, index, -1), starts)  # ... the last highest
+    idx = np.unique(np.concatenate([first_low, last_high]))
     return steps[idx].tolist(), values[idx].tolist()
 
 

@@ -24,7 +24,8 @@ from . import segment_kernels
 from .stats import median
 
 _NUMPY_PATH = bool(os.environ.get("CURRIWATCH_NUMPY_SEGMENTS"))  # tests compare both paths
-NUMPY_FIRST = 300  # series segmented with numpy before loading the compiled kernel (~0.5 s once) pays off
+NUMPY_FIRST = 300  # series segmented with numpy before loading the compiled kernel (~0.5 s once) pays off ...
+LONG_SERIES = 5000  # ... unless one is this long
 _calls = 0
 
 MAD_SD = 1.4826  # MAD -> sd for gaussian data
@@ -271,7 +272,7 @@ def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: floa
                   rho: float = 0.0) -> "Segments":
     global _calls
     _calls += 1
-    if segment_kernels.AVAILABLE and not _NUMPY_PATH and _calls > NUMPY_FIRST:
+    if segment_kernels.AVAILABLE and not _NUMPY_PATH and (_calls > NUMPY_FIRST or len(values) >= LONG_SERIES):
         cuts, outlier = segment_kernels.segment_core(noise.z.astype(np.float64), w.astype(np.float64), float(penalty),
                                                      MAX_SEGMENTS, OUTLIER_POINTS, OUTLIER_ROUNDS)
         return _build(values, noise.z, w, outlier, cuts.tolist(), rho)
