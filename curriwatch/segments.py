@@ -32,6 +32,7 @@ MAD_SD = 1.4826  # MAD -> sd for gaussian data
 BLOCK = 32  # points per block of the local noise estimate
 BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
+LATTICE_SHARE = 0.98  # ... that this share of the points sit on
 PENALTY_SLOPE, PENALTY_BASE = 2.0, 6.0  # a change must explain 2 log(n) + 6 of squared noise
 OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is an outlier stretch
 OUTLIER_ROUNDS = 3  # passes of taking out outliers and segmenting again
@@ -62,16 +63,19 @@ class Noise:
 
 
 def lattice_trials(values: np.ndarray) -> int | None:
-    """n when every value is k/n for some n <= MAX_TRIALS (rates of n trials each), else None.
+    """n when the values are k/n for some n <= MAX_TRIALS (rates of n trials each) — nearly all of
+    them: a stray point (an outlier, a partial batch) does not change the lattice — else None.
     Values stored as float32 (TensorBoard) are compared with a float32 tolerance."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1:
         return None
-    u = np.unique(values)
+    u, counts = np.unique(values, return_counts=True)
     if len(u) > MAX_TRIALS + 1 or len(u) < 3:
         return None
     ns = np.arange(2, MAX_TRIALS + 1, dtype=np.float64)[:, None]
     k = u[None, :] * ns
-    fits = np.all(np.abs(k - np.rint(k)) <= 1e-4 * ns, axis=1)
+    on = np.abs(k - np.rint(k)) <= 1e-4 * ns
+    share = (on * counts[None, :]).sum(axis=1) / counts.sum()
+    fits = (share >= LATTICE_SHARE) & (on.sum(axis=1) >= 3)
     return int(ns[np.argmax(fits), 0]) if fits.any() else None
 
 

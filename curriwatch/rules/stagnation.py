@@ -13,6 +13,7 @@ from . import judged_window, register
 WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
 RESUMED_WINDOWS = 3  # a stall that progress ends must last this many windows (a slow learner's staircase
                      # pauses for a window or two between significant steps)
+HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
 RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
 
@@ -34,12 +35,15 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
         last = k + 1 == len(env.timeline)
         lo = int(np.searchsorted(f.series.steps, iv.start_step, "left"))
         hi = int(np.searchsorted(f.series.steps, iv.end_step, "right" if last else "left"))
-        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last)
+        # a trainer that logs its states and never graduated the env says its own top was not enough:
+        # without the siblings' scale to tell, a stall there is a stall
+        judge_top = not (env.explicit_states and last and env.cache.get("reference") is None)
+        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, judge_top=judge_top)
     return out
 
 
 def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float], s: dict,
-                   resolved_after: bool) -> list[Incident]:
+                   resolved_after: bool, judge_top: bool = True) -> list[Incident]:
     """Stagnant stretches among points lo..hi-1 of the learning series (one active interval)."""
     steps, y, seg = f.series.steps, f.series.values, f.segments
     if hi - lo < s["min_points"]:
@@ -55,7 +59,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     raw = y * env.sign
     if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
         top = max(top, 1.0)  # a rate could reach 1: a stall at 0.6 is no wait for graduation
-    stall_line = start + STALL_SHARE * (top - start)
+    stall_line = start + STALL_SHARE * (top - start) if judge_top or top >= 1.0 else np.inf
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a < s["min_points"]:
@@ -67,7 +71,9 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         if float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
             continue
         # where the flat stretch began: the break of a rise-then-flat fit
-        onset = _onset(steps, y, back, a + max(1, (b - a) // 4)) if a > lo else a
+        fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
+        onset = _onset(steps, y, fit_from, a + max(1, (b - a) // 4)) if a > lo else a
+        onset = max(onset, back)
         span = steps[b - 1] - steps[onset]
         if span < need or b - onset < s["min_points"]:
             continue
