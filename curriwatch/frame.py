@@ -353,16 +353,19 @@ def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:
 
 
 def _run_env(raw: RawRun, run_name: str, profile: Profile) -> str:
-    """The env a `{run}` pattern stands for: the reader's hint, else the run's own name — a W&B run's
-    name, else its folder's — or that name's `env` group when the profile's `run_env` regex matches
-    it (CleanRL's run names)."""
+    """The env a `{run}` pattern stands for: the reader's hint, else the `env` group of the profile's
+    `run_env` regex on the run's path (a W&B run's name), else the run's own name — a W&B run's name,
+    else its folder's."""
     if raw.env_hint:
         return raw.env_hint
-    name = raw.meta.get("name") or run_name.rstrip("/").rsplit("/", 1)[-1]
-    if name in ("", "."):
-        name = raw.source.path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "run"
-    m = profile.run_env.match(name) if profile.run_env is not None else None
-    return m.group("env") if m else name
+    path = raw.source.path.rstrip("/\\").replace("\\", "/")
+    own = raw.meta.get("name")
+    if profile.run_env is not None:
+        m = profile.run_env.match(own or path)
+        if m:
+            return m.group("env")
+    name = own or run_name.rstrip("/").rsplit("/", 1)[-1]
+    return name if name not in ("", ".") else (path.rsplit("/", 1)[-1] or "run")
 
 
 

@@ -79,7 +79,7 @@ class Profile:
     ignore: tuple = ()
     step_fill: bool = False
     level_metric: str | None = None  # a metric of env E holding its current level: E/level_{L} get states
-    # the run folder's name matched here gives `{run}` patterns its `env` group (CleanRL run names)
+    # the run's path (a W&B run's name) matched here gives `{run}` patterns its `env` group
     run_env: re.Pattern | None = None
     # metrics judged instead when a run logs no point of performance_metric, first present wins
     performance_fallbacks: tuple[str, ...] = ()
@@ -142,8 +142,13 @@ _OLD_RLLIB = r"(?:env_runners/|sampler_results/)?(?P<metric>episode_len_mean|epi
 # episodes), `rollout/success_rate`, `time/fps` (on_policy_algorithm.py:277-298,
 # off_policy_algorithm.py:417-439); DQN `rollout/exploration_rate` (dqn/dqn.py:185); each algorithm's
 # `train/*` losses (ppo/ppo.py:287-300); EvalCallback `eval/mean_reward|mean_ep_length|success_rate`
-# (common/callbacks.py:505-516). One run is one env: its folder's name.
+# (common/callbacks.py:505-516). One run is one env: its folder's name, unless that is the default
+# tb_log_name, the algorithm's name (a2c/a2c.py:197, ppo/ppo.py:307, ...; sb3-contrib's ARS, CrossQ,
+# MaskablePPO, QRDQN, RecurrentPPO, TQC, TRPO): then the folder above it, `tensorboard_log`, which RL
+# Zoo names after the env (rl_zoo3/exp_manager.py:189: `{tensorboard_log}/{env_name}/PPO_1`).
 _SB3_ROLLOUT = r"(?P<metric>ep_len_mean|success_rate|exploration_rate)$"
+_SB3_DEFAULT_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+)/(?:A2C|DDPG|DQN|PPO|SAC|TD3|ARS|CrossQ|MaskablePPO|QRDQN|"
+                              r"RecurrentPPO|TQC|TRPO)_\d+$")
 
 # CleanRL (vwxyzjn/cleanrl fe8d8a0): every script writes SummaryWriter(f"runs/{run_name}") with
 # run_name = f"{env_id}__{exp_name}__{seed}__{int(time.time())}" (ppo.py:134, :147) and, per finished
@@ -154,7 +159,7 @@ _SB3_ROLLOUT = r"(?P<metric>ep_len_mean|success_rate|exploration_rate)$"
 # (dqn.py:221-238): not on the training axis, so left unclaimed. `charts/SPS|learning_rate`,
 # `losses/*` are run-level. An env id holding `/` (`ALE/Breakout-v5`) makes a subfolder: the env is
 # the part of the last folder's name before its first `__`.
-_CLEANRL_RUN = re.compile(r"^(?P<env>.+?)__.+__-?\d+__\d+$")
+_CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -281,9 +286,10 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             ),
             performance_metric="ep_rew_mean",
             step_keys=("global_step",),  # W&B's sync_tensorboard rows carry the TensorBoard step here
+            run_env=_SB3_DEFAULT_RUN,
             description="Stable-Baselines3: rollout/ep_rew_mean train and EvalCallback's eval/mean_reward "
             "(one metric, ep_rew_mean), rollout|eval success_rate and episode lengths; env = the run "
-            "folder {tb_log_name}_{n}",
+            "folder {tb_log_name}_{n}, or for a default name (PPO_1) the tensorboard_log folder above it",
         ),
         Profile(
             "cleanrl",

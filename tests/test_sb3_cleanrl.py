@@ -48,36 +48,54 @@ def series(frame, run: str, split: str, metric: str) -> list[int]:
 
 
 def test_sb3_run_folders_keys_and_steps(tmp_path):
-    agent = SB3OnPolicy(tmp_path, n_envs=4, n_steps=128, eval_freq=256, success_at=150.0, seed=1)
+    # PPO("MlpPolicy", env, tensorboard_log="./ppo_cartpole_tensorboard/") as in SB3's docs
+    agent = SB3OnPolicy(tmp_path / "ppo_cartpole_tensorboard", n_envs=4, n_steps=128, eval_freq=256,
+                        success_at=150.0, seed=1)
     first = agent.learn(expand("10+5x20", 1))  # tb_log_name="PPO" (ppo/ppo.py:307)
     second = agent.learn(expand("10+5x20", 2))
     assert [Path(first).name, Path(second).name] == ["PPO_1", "PPO_2"]  # get_latest_run_id + 1
     ingest = curriwatch.load(tmp_path)
+    # the default folder names say only the algorithm: the env is the tensorboard_log folder
     assert [(r.name, r.profile, r.performance_metric, r.envs) for r in ingest.runs] == [
-        ("PPO_1", "sb3", "ep_rew_mean", ["PPO_1"]), ("PPO_2", "sb3", "ep_rew_mean", ["PPO_2"])]
+        ("ppo_cartpole_tensorboard/PPO_1", "sb3", "ep_rew_mean", ["ppo_cartpole_tensorboard"]),
+        ("ppo_cartpole_tensorboard/PPO_2", "sb3", "ep_rew_mean", ["ppo_cartpole_tensorboard"])]
     run = ingest.runs[0]
     # time/fps and the algorithm's train/* losses are about the run, not the env: notes, not metrics;
     # time/iterations, time/total_timesteps, train/n_updates were excluded from TensorBoard by SB3
     assert run.unclaimed_tags == SB3_RUNTIME_KEYS
     assert not [i for i in run.issues if i.kind != "unclaimed_tags"]
-    frame = ingest.frame
+    frame, name = ingest.frame, run.name
     # dump_logs(step=num_timesteps) after every rollout of 4 envs x 128 steps
-    assert series(frame, "PPO_1", "train", "ep_rew_mean") == [512 * i for i in range(1, 21)]
-    assert series(frame, "PPO_1", "train", "success_rate") == [512 * i for i in range(1, 21)]
+    assert series(frame, name, "train", "ep_rew_mean") == [512 * i for i in range(1, 21)]
+    assert series(frame, name, "train", "success_rate") == [512 * i for i in range(1, 21)]
     # EvalCallback every 256 calls of 4 envs: eval/mean_reward is the same metric as the train return
-    assert series(frame, "PPO_1", "eval", "ep_rew_mean") == [1024 * i for i in range(1, 11)]
-    assert series(frame, "PPO_1", "eval", "success_rate") == [1024 * i for i in range(1, 11)]
-    assert series(frame, "PPO_1", "eval", "ep_len_mean") == [1024 * i for i in range(1, 11)]
-    assert set(frame[frame.run == "PPO_1"].metric) == {"ep_rew_mean", "ep_len_mean", "success_rate"}
+    assert series(frame, name, "eval", "ep_rew_mean") == [1024 * i for i in range(1, 11)]
+    assert series(frame, name, "eval", "success_rate") == [1024 * i for i in range(1, 11)]
+    assert series(frame, name, "eval", "ep_len_mean") == [1024 * i for i in range(1, 11)]
+    assert set(frame[frame.run == name].metric) == {"ep_rew_mean", "ep_len_mean", "success_rate"}
+
+
+def test_sb3_env_of_rl_zoo_and_named_runs(tmp_path):
+    # RL Zoo: tensorboard_log/{env_name}/ (rl_zoo3/exp_manager.py:189), default tb_log_name per algorithm
+    SB3OnPolicy(tmp_path / "logs" / "tensorboard" / "CartPole-v1").learn(expand("10+5x5", 1))
+    SB3OnPolicy(tmp_path / "logs" / "tensorboard" / "Pendulum-v1").learn(expand("10+5x5", 1), tb_log_name="RecurrentPPO")
+    SB3OnPolicy(tmp_path / "logs" / "tensorboard" / "Pendulum-v1").learn(expand("10+5x5", 1), tb_log_name="level_2")
+    ingest = curriwatch.load(tmp_path / "logs")
+    assert {r.name: r.envs for r in ingest.runs} == {
+        "tensorboard/CartPole-v1/PPO_1": ["CartPole-v1"], "tensorboard/Pendulum-v1/RecurrentPPO_1": ["Pendulum-v1"],
+        "tensorboard/Pendulum-v1/level_2_1": ["level_2_1"]}  # a name of the user's own says the env
+    (run,) = curriwatch.load(tmp_path / "logs" / "tensorboard" / "CartPole-v1" / "PPO_1").runs
+    assert run.envs == ["CartPole-v1"]  # the same env whichever folder is scanned
 
 
 def test_sb3_dqn_dumps_every_fourth_episode(tmp_path):
-    SB3DQN(tmp_path, episode_length=50).learn(expand("10+10x10", 1), steps_per_level=100)
+    SB3DQN(tmp_path / "mountaincar", episode_length=50).learn(expand("10+10x10", 1), steps_per_level=100)
     ingest = curriwatch.load(tmp_path)
     (run,) = ingest.runs
-    assert (run.name, run.profile, run.envs, run.unclaimed_tags) == ("DQN_1", "sb3", ["DQN_1"], ["time/fps", "train/loss"])
-    assert series(ingest.frame, "DQN_1", "train", "ep_rew_mean") == list(range(200, 1001, 200))
-    assert series(ingest.frame, "DQN_1", "train", "exploration_rate") == list(range(200, 1001, 200))
+    assert (run.name, run.profile, run.envs, run.unclaimed_tags) == (
+        "mountaincar/DQN_1", "sb3", ["mountaincar"], ["time/fps", "train/loss"])
+    assert series(ingest.frame, run.name, "train", "ep_rew_mean") == list(range(200, 1001, 200))
+    assert series(ingest.frame, run.name, "train", "exploration_rate") == list(range(200, 1001, 200))
 
 
 def test_sb3_scan_gives_one_env_per_run_with_its_state(tmp_path):
