@@ -154,7 +154,8 @@ _SB3_DEFAULT_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+)/(?:A2C|DDPG|DQN|PPO|SAC|
 # run_name = f"{env_id}__{exp_name}__{seed}__{int(time.time())}" (ppo.py:134, :147) and, per finished
 # episode, `charts/episodic_return|episodic_length` at step=global_step (ppo.py:211-215, dqn.py:176-181);
 # the envpool/JAX scripts log `charts/avg_episodic_return|avg_episodic_length` instead or as well
-# (ppo_atari_envpool_xla_jax.py:435-438, pqn_atari_envpool.py:243-245). `eval/episodic_return` is the
+# (ppo_atari_envpool_xla_jax.py:435-438, pqn_atari_envpool.py:243-245); CleanRL <= 0.4.8 named the return
+# `charts/episode_reward` (v0.4.8 ppo.py:109-110, :235). `eval/episodic_return` is the
 # saved model's evaluation after training, logged with the episode index 0..9 as its step
 # (dqn.py:221-238): not on the training axis, so left unclaimed. `charts/SPS|learning_rate`,
 # `losses/*` are run-level. An env id holding `/` (`ALE/Breakout-v5`) makes a subfolder: the env is
@@ -295,13 +296,14 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "cleanrl",
             (
                 _p(r"^charts/(?P<metric>(?:avg_)?episodic_(?:return|length))$", "train", env=RUN_ENV),
+                _p(r"^charts/episode_reward$", "train", "episodic_return", RUN_ENV),
             ),
             performance_metric="episodic_return",
             performance_fallbacks=("avg_episodic_return",),
             step_keys=("global_step",),
             run_env=_CLEANRL_RUN,
             description="CleanRL: charts/episodic_return|episodic_length per finished episode (else "
-            "charts/avg_episodic_return); env = the env id of the run folder {env_id}__{exp_name}__"
+            "charts/avg_episodic_return; charts/episode_reward before 1.0); env = the env id of the run folder {env_id}__{exp_name}__"
             "{seed}__{time}",
         ),
         Profile(

@@ -166,6 +166,17 @@ def test_cleanrl_env_id_comes_from_the_run_name(tmp_path):
     assert series(ingest.frame, run.name, "train", "episodic_length") == steps
 
 
+def test_cleanrl_before_1_0_named_the_return_episode_reward(tmp_path):
+    from writers import write_tb
+
+    # v0.4.8 ppo.py:109-110 experiment_name and SummaryWriter, :235 the return per finished episode
+    write_tb(tmp_path / "runs" / "BipedalWalker-v3__ppo_continuous_action__1__1630000000",
+             {"charts/episode_reward": [(4 * i, float(i)) for i in range(1, 30)],
+              "losses/value_loss": [(512 * i, 1.0) for i in range(1, 4)]})
+    (run,) = curriwatch.load(tmp_path).runs
+    assert (run.profile, run.envs, run.performance_metric) == ("cleanrl", ["BipedalWalker-v3"], "episodic_return")
+
+
 def test_cleanrl_dqn_post_training_evaluation_is_not_on_the_training_axis(tmp_path):
     # dqn.py logs the saved model's evaluation at steps 0..9 (the episode index): left unclaimed,
     # so the env is judged on its training returns, not on ten points at the start of the run
