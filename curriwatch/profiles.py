@@ -303,8 +303,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             step_keys=("global_step",),
             run_env=_CLEANRL_RUN,
             description="CleanRL: charts/episodic_return|episodic_length per finished episode (else "
-            "charts/avg_episodic_return; charts/episode_reward before 1.0); env = the env id of the run folder {env_id}__{exp_name}__"
-            "{seed}__{time}",
+            "charts/avg_episodic_return; charts/episode_reward before 1.0); env = the env id of the run "
+            "folder {env_id}__{exp_name}__{seed}__{time}",
         ),
         Profile(
             "generic",
