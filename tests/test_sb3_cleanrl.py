@@ -135,6 +135,16 @@ def test_sb3_scan_gives_one_env_per_run_with_its_state(tmp_path):
     for k in range(3):
         assert runs[f"curriculum/level_{k}_0"]["health_status"] == "healthy"
 
+    # --group reads the levels as one curriculum: one timeline, later levels locked until trained,
+    # and the blind spot SB3 leaves (EvalCallback evaluates only the level being trained) reported
+    (run,) = json_report(logs / "curriculum", "--group", r"^(?P<group>level)_")["runs"]
+    envs = {e["env_id"]: e for e in run["environments"]}
+    assert [envs[f"level_{k}_0"]["current_state"] for k in range(3)] == ["graduated", "graduated", "active"]
+    states = [(t["env_id"], t["state"], t["start_step"]) for t in run["timeline"] if t["env_id"] == "level_1_0"]
+    assert [s[:2] for s in states] == [("level_1_0", "locked"), ("level_1_0", "active"), ("level_1_0", "graduated")]
+    assert states[1][2] == 41472
+    assert sorted((w["type"], w["env_id"]) for w in run["warnings"]) == [("eval_gap", "level_0_0"), ("eval_gap", "level_1_0")]
+
 
 @pytest.mark.xfail(strict=True, reason="levels.py top_level: SB3's ep_rew_mean (a mean over the last 100 "
                    "episodes) rises smoothly, segments of a smooth ramp hold 1-2 points, so the top "
