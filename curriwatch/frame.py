@@ -92,7 +92,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
             if tag not in step_keys and not is_internal(tag):
                 unclaimed.append(i)
             continue
-        env_of[i] = code("env", hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name))
+        env_of[i] = code("env", hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name, profile))
         split_of[i] = code("split", hit[1])
         metric_of[i] = code("metric", hit[2])
     stats["ignored_tags"] = ignored
@@ -126,7 +126,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
         count, segment, additive,
     )
-    points = _with_state_words(raw, profile, points, run_label, code, names)
+    points = _with_state_words(raw, profile, points, run_label, code, names, run_name)
     if profile and profile.level_metric:
         points = _with_level_states(points, profile.level_metric, code, names)
     nonfinite = int((~np.isfinite(points.value)).sum())
@@ -352,12 +352,20 @@ def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:
     return {names[i]: int(c) for i, c in enumerate(counts) if c}
 
 
-def _run_env(raw: RawRun, run_name: str) -> str:
-    """The env a `{run}` pattern stands for: the reader's hint, else the run folder's own name."""
+def _run_env(raw: RawRun, run_name: str, profile: Profile) -> str:
+    """The env a `{run}` pattern stands for: the reader's hint, else the `env` group of the profile's
+    `run_env` regex on the run's path (a W&B run's name), else the run's own name — a W&B run's name,
+    else its folder's."""
     if raw.env_hint:
         return raw.env_hint
-    name = run_name.rstrip("/").rsplit("/", 1)[-1]
-    return name if name not in ("", ".") else (raw.source.path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or "run")
+    path = raw.source.path.rstrip("/\\").replace("\\", "/")
+    own = raw.meta.get("name")
+    if profile.run_env is not None:
+        m = profile.run_env.match(own or path)
+        if m:
+            return m.group("env")
+    name = own or run_name.rstrip("/").rsplit("/", 1)[-1]
+    return name if name not in ("", ".") else (path.rsplit("/", 1)[-1] or "run")
 
 
 
@@ -421,7 +429,7 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
     )
 
 
-def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names) -> RunPoints:
+def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name) -> RunPoints:
     """State series logged as words (locked/active/graduated) become 0/1/2 points."""
     if not raw.text_points or profile is None:
         return points
@@ -429,7 +437,8 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
     for tag, step, row, text in raw.text_points:
         hit = profile.classify(tag, run_label)
         if hit and hit[1] == "state" and text.strip().lower() in STATE_WORDS:
-            extra.append((code("env", hit[0]), code("split", "state"), code("metric", hit[2]), step,
+            env = hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name, profile)
+            extra.append((code("env", env), code("split", "state"), code("metric", hit[2]), step,
                           STATE_WORDS[text.strip().lower()], row))
     if not extra:
         return points

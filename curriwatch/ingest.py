@@ -211,6 +211,7 @@ def _ingest_one(source: RunSource, reader: str, forced: Profile | None,
             f"could not be read: {type(err).__name__}: {str(err)[:200]}; its points are not in the frame"))
         return SourceResult(source, info, None)
     info.profile = chosen.name if chosen else None
+    info.performance_metric = chosen.performance_for(points.metrics) if chosen else None
     info.profile_counts = counts
     info.points_read, info.tags = stats["points_read"], stats["tags"]
     info.unclaimed_tags = stats["unclaimed_tags"]
@@ -314,7 +315,8 @@ def _merge_infos(members: list[SourceResult], grouped: tuple | None, config: Con
     info.members = [RunMember(m.source.name, m.source.source, m.source.path, m.source.files, m.info.profile,
                               m.meta.get("run_id"), m.info.points_read) for m in members]
     chosen = all_profiles(config.user_profiles).get(profiles[0]) if profiles else None
-    info.performance_metric = config["performance_metric"] or (chosen.performance_metric if chosen else None)
+    resolved = next((i.performance_metric for i in infos if i.profile == profiles[0]), None) if profiles else None
+    info.performance_metric = config["performance_metric"] or resolved or (chosen.performance_metric if chosen else None)
     return info
 
 

@@ -79,6 +79,10 @@ class Profile:
     ignore: tuple = ()
     step_fill: bool = False
     level_metric: str | None = None  # a metric of env E holding its current level: E/level_{L} get states
+    # the run's path (a W&B run's name) matched here gives `{run}` patterns its `env` group
+    run_env: re.Pattern | None = None
+    # metrics judged instead when a run logs no point of performance_metric, first present wins
+    performance_fallbacks: tuple[str, ...] = ()
 
     def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         for pattern in self.patterns:
@@ -89,6 +93,12 @@ class Profile:
 
     def ignores(self, tag: str) -> bool:
         return any(r.match(tag) for r in self.ignore)
+
+    def performance_for(self, metrics) -> str:
+        """The metric to judge a run on, given the metrics it logged."""
+        if self.performance_metric in metrics:
+            return self.performance_metric
+        return next((m for m in self.performance_fallbacks if m in metrics), self.performance_metric)
 
 
 def _p(regex: str, split: str | None = None, metric: str | None = None, env: str | None = None, *,
@@ -121,6 +131,36 @@ _TINKER_NAMESPACES = r"(?<!/reward)(?<!/by_group)"
 _TUNE = r"^(?:ray/tune/)?"  # Tune's TensorBoard logger prefixes every key with ray/tune/
 _RLLIB = r"(?P<metric>episode_return_(?:mean|max|min)|episode_len_(?:mean|max|min)|num_episodes)$"
 _OLD_RLLIB = r"(?:env_runners/|sampler_results/)?(?P<metric>episode_len_mean|episode_reward_(?:max|min))$"
+
+
+# Stable-Baselines3 (DLR-RM/stable-baselines3 2.9.0a4). `learn(tb_log_name=...)` logs to
+# `{tensorboard_log}/{tb_log_name}_{n}` (common/utils.py:246-262 get_latest_run_id, :265-299
+# configure_logger; `reset_num_timesteps=False` reuses the latest n, 0 when there is none). Logger.dump
+# hands every recorded key to TensorBoardOutputFormat.write, which add_scalar()s it at
+# step=num_timesteps, keys excluded from "tensorboard" skipped (common/logger.py:404-439, :534-546).
+# Rollout stats: `rollout/ep_rew_mean|ep_len_mean` (the mean over the last stats_window_size=100
+# episodes), `rollout/success_rate`, `time/fps` (on_policy_algorithm.py:277-298,
+# off_policy_algorithm.py:417-439); DQN `rollout/exploration_rate` (dqn/dqn.py:185); each algorithm's
+# `train/*` losses (ppo/ppo.py:287-300); EvalCallback `eval/mean_reward|mean_ep_length|success_rate`
+# (common/callbacks.py:505-516). One run is one env: its folder's name, unless that is the default
+# tb_log_name, the algorithm's name (a2c/a2c.py:197, ppo/ppo.py:307, ...; sb3-contrib's ARS, CrossQ,
+# MaskablePPO, QRDQN, RecurrentPPO, TQC, TRPO): then the folder above it, `tensorboard_log`, which RL
+# Zoo names after the env (rl_zoo3/exp_manager.py:189: `{tensorboard_log}/{env_name}/PPO_1`).
+_SB3_ROLLOUT = r"(?P<metric>ep_len_mean|success_rate|exploration_rate)$"
+_SB3_DEFAULT_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+)/(?:A2C|DDPG|DQN|PPO|SAC|TD3|ARS|CrossQ|MaskablePPO|QRDQN|"
+                              r"RecurrentPPO|TQC|TRPO)_\d+$")
+
+# CleanRL (vwxyzjn/cleanrl fe8d8a0): every script writes SummaryWriter(f"runs/{run_name}") with
+# run_name = f"{env_id}__{exp_name}__{seed}__{int(time.time())}" (ppo.py:134, :147) and, per finished
+# episode, `charts/episodic_return|episodic_length` at step=global_step (ppo.py:211-215, dqn.py:176-181);
+# the envpool/JAX scripts log `charts/avg_episodic_return|avg_episodic_length` instead or as well
+# (ppo_atari_envpool_xla_jax.py:435-438, pqn_atari_envpool.py:243-245); CleanRL <= 0.4.8 named the return
+# `charts/episode_reward` (v0.4.8 ppo.py:109-110, :235). `eval/episodic_return` is the
+# saved model's evaluation after training, logged with the episode index 0..9 as its step
+# (dqn.py:221-238): not on the training axis, so left unclaimed. `charts/SPS|learning_rate`,
+# `losses/*` are run-level. An env id holding `/` (`ALE/Breakout-v5`) makes a subfolder: the env is
+# the part of the last folder's name before its first `__`.
+_CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -234,6 +274,37 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             performance_metric="Cumulative Reward",
             description="Unity ML-Agents: Environment/Cumulative Reward train, Environment/Lesson "
             "Number/{param} lessons (split state); env = the behavior folder (results/{run}/{behavior}/)",
+        ),
+        Profile(
+            "sb3",
+            (
+                # train and eval returns are one metric, so an env's train and eval lines compare
+                _p(r"^rollout/ep_rew_mean$", "train", "ep_rew_mean", RUN_ENV),
+                _p(r"^eval/mean_reward$", "eval", "ep_rew_mean", RUN_ENV),
+                _p(r"^eval/mean_ep_length$", "eval", "ep_len_mean", RUN_ENV),
+                _p(r"^rollout/" + _SB3_ROLLOUT, "train", env=RUN_ENV),
+                _p(r"^eval/(?P<metric>success_rate)$", "eval", env=RUN_ENV),
+            ),
+            performance_metric="ep_rew_mean",
+            step_keys=("global_step",),  # W&B's sync_tensorboard rows carry the TensorBoard step here
+            run_env=_SB3_DEFAULT_RUN,
+            description="Stable-Baselines3: rollout/ep_rew_mean train and EvalCallback's eval/mean_reward "
+            "(one metric, ep_rew_mean), rollout|eval success_rate and episode lengths; env = the run "
+            "folder {tb_log_name}_{n}, or for a default name (PPO_1) the tensorboard_log folder above it",
+        ),
+        Profile(
+            "cleanrl",
+            (
+                _p(r"^charts/(?P<metric>(?:avg_)?episodic_(?:return|length))$", "train", env=RUN_ENV),
+                _p(r"^charts/episode_reward$", "train", "episodic_return", RUN_ENV),
+            ),
+            performance_metric="episodic_return",
+            performance_fallbacks=("avg_episodic_return",),
+            step_keys=("global_step",),
+            run_env=_CLEANRL_RUN,
+            description="CleanRL: charts/episodic_return|episodic_length per finished episode (else "
+            "charts/avg_episodic_return; charts/episode_reward before 1.0); env = the env id of the run "
+            "folder {env_id}__{exp_name}__{seed}__{time}",
         ),
         Profile(
             "generic",

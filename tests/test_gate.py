@@ -29,7 +29,9 @@ def json_report(*args):
 
 
 def test_a_run_no_profile_understands_is_unknown_and_fails_the_gate(tmp_path):
-    write_tb(tmp_path / "sb3", {"rollout/ep_rew_mean": [(i * 100, float(i)) for i in range(30)]})
+    # an SB3 run before any episode ended: only its run-level keys (time/fps, train/*), no return
+    write_tb(tmp_path / "sb3", {"time/fps": [(i * 100, 900.0) for i in range(30)],
+                                "train/loss": [(i * 100, 1.0 / (i + 1)) for i in range(30)]})
     data = json_report(tmp_path)
     (run,) = data["runs"]
     assert run["health_status"] == "unknown" and "no profile" in run["status_reason"]
@@ -56,7 +58,7 @@ def test_a_misspelt_performance_metric_is_unknown_not_healthy(tmp_path):
 
 def test_partly_unknown_fails_unless_allowed(tmp_path):
     healthy_run(tmp_path / "good")
-    write_tb(tmp_path / "odd", {"charts/episodic_return": [(i, float(i)) for i in range(10)]})
+    write_tb(tmp_path / "odd", {"score/episode": [(i, float(i)) for i in range(10)]})
     result = runner.invoke(app, ["scan", str(tmp_path)], env=PLAIN)
     assert result.exit_code == 1
     (line,) = result.stderr.strip().splitlines()
@@ -126,7 +128,7 @@ def test_an_error_while_analysing_one_run_costs_only_that_run(tmp_path, monkeypa
 def test_unknown_and_incidents_together(tmp_path, fail_on, code):
     write_case(Case("critical", {"a": E(state="1x20 2x60", train="0.1+0.01x86 0.95~0.02x10",
                                         eval="0.1+0.045x20 0.95~0.02x30 0.4~0.02x30")}, []), tmp_path / "crit")
-    write_tb(tmp_path / "odd", {"charts/episodic_return": [(i, float(i)) for i in range(10)]})
+    write_tb(tmp_path / "odd", {"score/episode": [(i, float(i)) for i in range(10)]})
     result = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", fail_on, "--allow-unknown"], env=PLAIN)
     assert result.exit_code == code, result.output
 
@@ -135,7 +137,7 @@ def test_unknown_runs_are_known_before_analysis_for_doctor(tmp_path):
     from curriwatch.analyze import unknown_runs
 
     healthy_run(tmp_path / "good")
-    write_tb(tmp_path / "odd", {"charts/episodic_return": [(i, float(i)) for i in range(10)]})
+    write_tb(tmp_path / "odd", {"score/episode": [(i, float(i)) for i in range(10)]})
     ingest = curriwatch.load(tmp_path)
     reasons = unknown_runs(ingest)
     assert list(reasons) == ["odd"] and "no profile" in reasons["odd"]

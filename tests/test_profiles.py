@@ -104,6 +104,24 @@ def test_user_profile_from_yaml(tmp_path):
     assert info.unclaimed_tags == ["global_step_time"]
 
 
+def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
+    rows = [{"perf/return": float(i), "stage": ["active", "active", "graduated"][min(i // 3, 2)]} for i in range(9)]
+    write_wandb(tmp_path, rows, steps=list(range(0, 90, 10)), run_id="maze7", name="maze_7")
+    config = tmp_path / "curriwatch.yaml"
+    config.write_text(
+        "profiles:\n"
+        "  mazes:\n"
+        "    patterns:\n"
+        "      - {regex: '^perf/(?P<metric>return)$', env: '{run}', split: train}\n"
+        "      - {regex: '^stage$', env: '{run}', split: state, metric: state}\n"
+        "    performance_metric: return\n"
+    )
+    ingest = curriwatch.load(tmp_path, config=config)
+    (info,) = ingest.runs
+    assert info.envs == ["maze_7"]  # the W&B run's name, not its offline-run-... folder
+    assert series_of(ingest.frame, "maze_7", "state", "state") == [(s, 1.0 if s < 60 else 2.0) for s in range(0, 90, 10)]
+
+
 @pytest.mark.parametrize("body, message", [
     ("profiles:\n  p:\n    patterns: ['^(?P<split>train)/(?P<metric>.+)$']\n    performance_metric: r\n",
      r"profiles.p.patterns\[0\].regex: needs a named group \(\?P<env>"),
