@@ -15,12 +15,13 @@ import numpy as np
 
 from .envdata import EnvData
 from .levels import env_scale, episodes, fit
-from .stats import median
+from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
 
 GRADUATION_SHARE = 0.9  # of the gain: where graduation happens (as a trainer's threshold + plateau would)
 HOLD_SHARE = 0.8  # ... the level it must then hold
 HOLD_POINTS = 3  # ... for at least this many points
+PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little)
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
 MIN_GAIN_NOISE = 4.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
@@ -62,16 +63,40 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps
+    plateaued = _plateaued(units, values, graduation, gain)
     for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
         k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
         if any(a <= steps[i] <= b for a, b in switching):
             continue
-        # the trainer decides once the level has been held for plateau_window (its units)
+        # the trainer decides once the level has been held for plateau_window (its units) and has
+        # stopped rising: the first such point while it holds
         j = int(np.searchsorted(units, units[i] + graduation["plateau_window"], "left"))
         j = max(j, i + HOLD_POINTS - 1)
-        if j < k:
-            return j
+        ok = np.flatnonzero(plateaued[j:k]) if j < k else []
+        if len(ok):
+            return j + int(ok[0])
     return None
+
+
+def _plateaued(units: np.ndarray, values: np.ndarray, graduation: dict, gain: float) -> np.ndarray:
+    """Per point, whether the trailing plateau window (plateau_window in the trainer's units, at least
+    PLATEAU_POINTS points) has stopped rising: its fitted rise is under plateau_threshold x the gain, or
+    under half the rise of the window before it (a curve that saturates; a steady climb has not)."""
+    n = len(values)
+    idx = np.arange(n)
+    lo = np.minimum(np.searchsorted(units, units - graduation["plateau_window"], "left"), idx - PLATEAU_POINTS + 1)
+    lo = np.maximum(lo, 0)
+    before = np.maximum(lo - (idx + 1 - lo), 0)
+    x = units - units[0]
+    sums = window_sums(x, values.astype(np.float64))
+    _n, _m, slope, _t, _s = range_regression(sums, lo, idx + 1)
+    _n2, _m2, slope_before, _t2, _s2 = range_regression(sums, before, lo)
+    with np.errstate(invalid="ignore"):
+        rise = np.nan_to_num(slope) * (x - x[lo])
+        rise_before = np.nan_to_num(slope_before) * (x[np.maximum(lo - 1, 0)] - x[before])
+    flat = rise <= graduation["plateau_threshold"] * gain
+    slowed = (rise_before > 0) & (rise <= 0.5 * rise_before) & (lo > before)
+    return flat | slowed
 
 
 def _ema(values: np.ndarray, alpha: float) -> np.ndarray:

@@ -77,14 +77,19 @@ def start_level(f: Fit, before: int | None = None) -> float | None:
 
 
 def top_level(f: Fit) -> float | None:
-    """The best level the series held: the highest segment level of SUSTAINED_POINTS or more points
-    (fewer for a short series), never a lucky stretch of noise."""
+    """The best level the series held: the highest level its segments kept for SUSTAINED_POINTS
+    points in a row (outliers aside; fewer for a short series) — never a lucky stretch of noise, and
+    the top of a smooth rise (cut into segments of a point or two) is where it got to."""
     seg = f.segments
     if len(seg) == 0:
         return None
-    need = min(SUSTAINED_POINTS, max(1, int(seg.count.max())))
-    ok = seg.count >= need
-    return float(np.max(seg.level[ok])) if ok.any() else None
+    level = seg.fit()[~seg.outlier]
+    if not len(level):
+        return None
+    k = min(SUSTAINED_POINTS, len(level))
+    if k <= 1:
+        return float(np.max(level))
+    return float(np.max(np.lib.stride_tricks.sliding_window_view(level, k).min(axis=1)))
 
 
 def own_scale(env: EnvData) -> tuple[float, float] | None:

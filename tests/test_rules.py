@@ -265,4 +265,4 @@ def test_graduation_is_judged_in_rollouts_when_the_log_carries_counts():
     plain = curriwatch.analyze(frame(None)).runs[0].environments[0].graduation_step
     counted = curriwatch.analyze(frame(1)).runs[0].environments[0].graduation_step
     assert plain is not None and counted is not None
-    assert 700 <= plain < 1200 and counted >= plain + 400
+    assert 700 <= plain < 1200 and counted >= plain + 350  # 500 steps of plateau against 8 points (80 steps)

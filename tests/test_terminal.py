@@ -73,7 +73,21 @@ def test_wide_terminals_use_their_width(report):
     assert spark(narrow) == 12 and spark(wide) == 24
 
 
-def test_severity_marks_differ_without_colour_and_info_stays_off_the_timeline(report):
+@pytest.fixture(scope="module")
+def report_with_info(core_sample_logs, tmp_path_factory):
+    """The sample logs plus a run whose active env stops being evaluated (an info eval gap)."""
+    import shutil
+
+    from series import Case, EnvSeries as E, write_case
+
+    logdir = tmp_path_factory.mktemp("with_info")
+    shutil.copytree(core_sample_logs, logdir / "sample_logs")
+    write_case(Case("gap", {"a": E(train="0.2+0.001~0.02x400", eval="0.2~0.02x10")}, []), logdir / "gap")
+    return curriwatch.analyze(curriwatch.load(logdir, config=curriwatch.load_config(None)))
+
+
+def test_severity_marks_differ_without_colour_and_info_stays_off_the_timeline(report_with_info):
+    report = report_with_info
     out = render(report, 100)
     assert "\x1b[" not in out
     assert "✖ critical" in out and "▲ warning" in out and "· info" in out

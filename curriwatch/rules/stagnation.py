@@ -56,6 +56,9 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     seg_of = seg.index_of()
     rises = _progress(seg, lo, hi, min_rise)
     bounds = [lo, *rises, hi]
+    # a stall that progress ends must also be long for this env: longer than RESUMED_WINDOWS of its
+    # usual time between steps of progress (a steady climber's segments last as long as each other)
+    cadence = median(np.diff(steps[np.array(bounds[:-1])])) if len(rises) >= 2 else 0.0
     raw = y * env.sign
     if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
         top = max(top, 1.0)  # a rate could reach 1: a stall at 0.6 is no wait for graduation
@@ -65,6 +68,8 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         if b - a < s["min_points"]:
             continue
         need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
+        if b < hi:
+            need = max(need, RESUMED_WINDOWS * cadence)
         back = max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)]))  # the onset may reach into the segment before
         if steps[b - 1] - steps[back] < need:
             continue
