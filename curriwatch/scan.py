@@ -57,8 +57,6 @@ def scan(logdir: str | os.PathLike | None = None, profile: str | None = None, *,
         sizes=[sum(_size(r.source) for r in m) + ANALYSIS_BYTES for m, _why in groups], progress=progress))
     outcomes = [r if isinstance(r, RunOutcome) else analysed[first_of[id(r)]]
                 for r in results if isinstance(r, RunOutcome) or id(r) in first_of]
-    for outcome in outcomes:
-        _expand(outcome.report)
     if all(o.points_in_frame == 0 and o.points_read == 0 for o in outcomes):
         first = next((o.first_issue for o in outcomes if o.first_issue), None)
         raise nothing_readable(len(outcomes), logdir, first or (plan.issues[0] if plan.issues else None))
@@ -91,33 +89,6 @@ def _analyse_run(members: list[SourceResult], why, settings) -> RunOutcome:
     report = analyze(Ingest(root, frame, [info], [], config), config, performance_metric=performance_metric,
                      state_file=state_file)
     (run,) = report.runs
-    return RunOutcome(_compact(run), info.points_read, info.points_in_frame, first)
+    return RunOutcome(run, info.points_read, info.points_in_frame, first)
 
 
-@dataclass
-class _Series:
-    """A chart series (steps, values) as arrays for the trip from a worker: a list of Python numbers
-    pickles and unpickles at ~100 ns a number (1 s for a 1,000-run sweep, in this process), an
-    array at memory speed."""
-
-    steps: object
-    values: object
-
-
-def _compact(run: RunReport) -> RunReport:
-    import numpy as np
-
-    for env in run.environments:
-        for name, series in env.chart.items():
-            if type(series) is tuple and len(series) == 2 and type(series[0]) is list and type(series[1]) is list \
-                    and set(map(type, series[0])) <= {int} and set(map(type, series[1])) <= {float}:
-                env.chart[name] = _Series(np.array(series[0], np.int64), np.array(series[1], np.float64))
-    return run
-
-
-def _expand(run: RunReport) -> None:
-    """`_compact` undone: the same lists of Python ints and floats."""
-    for env in run.environments:
-        for name, series in env.chart.items():
-            if type(series) is _Series:
-                env.chart[name] = (series.steps.tolist(), series.values.tolist())

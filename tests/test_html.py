@@ -272,8 +272,8 @@ def test_hover_shows_the_nearest_point_of_each_line_never_a_stale_one(browser, s
         frame(browser)
         return legend(browser, i)
 
-    eval_steps, eval_values = env.chart["eval"]
-    train_steps, train_values = env.chart["train"]
+    eval_steps, eval_values = (a.tolist() for a in env.chart["eval"])
+    train_steps, train_values = (a.tolist() for a in env.chart["train"])
     # an eval step inside the train series, with a train step between it and the next eval
     k = next(j for j in range(5, len(eval_steps) - 1)
              if eval_steps[j] in train_steps and any(eval_steps[j] < s < eval_steps[j + 1] for s in train_steps))

@@ -156,8 +156,13 @@ def _thin(steps: list, values: list, n: int) -> tuple[list, list]:
 
 
 def _series(env: EnvHealth, name: str) -> tuple[list, list]:
-    pair = env.chart.get(name) or ([], [])
-    return list(pair[0]), list(pair[1])
+    steps, values = env.chart.get(name) or ([], [])
+    return _plain(steps), _plain(values)
+
+
+def _plain(numbers) -> list:
+    """Python numbers (chart series are numpy arrays in a fresh report, lists in a saved one)."""
+    return numbers.tolist() if hasattr(numbers, "tolist") else list(numbers)
 
 
 def _step_axis(first: int, last: int) -> str:
@@ -431,7 +436,7 @@ def across_groups(report: Report) -> dict[tuple[str, str | None], str]:
     seen: dict[tuple[str, str | None], list[str]] = {}
     for run in report.runs:
         for env in envs_to_show(run)[0]:
-            if env.chart.get("train", ([], []))[0] or env.chart.get("eval", ([], []))[0]:
+            if len(env.chart.get("train", ([], []))[0]) or len(env.chart.get("eval", ([], []))[0]):
                 seen.setdefault((env.env_id, run.performance_metric), []).append(run.run)
     return {key: slug("across", key[0], key[1] or "") for key, runs in seen.items() if len(runs) > 1}
 
