@@ -7,7 +7,7 @@ import numpy as np
 
 from .envdata import EnvData
 from .incidents import SEVERITY_RANK, Incident
-from .stats import trailing_median, trend
+from .stats import significant_trend, trailing_median
 
 TREND_POINTS = 20  # the trend looks at this many latest performance points
 TREND_MIN_CHANGE = 0.05  # relative change over those points that counts as a trend
@@ -56,8 +56,8 @@ def performance_trend(steps: np.ndarray, values: np.ndarray) -> str:
     """improving | stable | regressing over the latest TREND_POINTS points (oriented: higher is
     better), when significant and more than TREND_MIN_CHANGE of their spread or level."""
     steps, values = steps[-TREND_POINTS:], values[-TREND_POINTS:]
-    slope, p = trend(steps, values)
-    if np.isnan(slope) or np.isnan(p) or p >= 0.05:
+    slope = significant_trend(steps, values)
+    if np.isnan(slope):
         return "stable"
     scale = float(np.mean(np.abs(values))) or 1.0
     change = slope * float(steps[-1] - steps[0]) / scale
