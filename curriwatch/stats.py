@@ -1,7 +1,6 @@
 """Vectorised statistics over one series: medians, range regressions from prefix sums, trends (no scipy)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 Z_975 = 1.959963984540054  # standard normal quantile at 0.975
