@@ -63,7 +63,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps
-    plateaued = _plateaued(units, values, graduation, gain)
+    sums = None
     for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
         k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
         if any(a <= steps[i] <= b for a, b in switching):
@@ -72,27 +72,34 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         # stopped rising: the first such point while it holds
         j = int(np.searchsorted(units, units[i] + graduation["plateau_window"], "left"))
         j = max(j, i + HOLD_POINTS - 1)
-        ok = np.flatnonzero(plateaued[j:k]) if j < k else []
-        if len(ok):
-            return j + int(ok[0])
+        if j >= k:
+            continue
+        if sums is None:
+            sums = window_sums(units - units[0], values.astype(np.float64))
+        a, size = j, 64
+        while a < k:  # in growing chunks: a plateau is usually found within the first points
+            b = min(k, a + size)
+            ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain))
+            if len(ok):
+                return a + int(ok[0])
+            a, size = b, size * 4
     return None
 
 
-def _plateaued(units: np.ndarray, values: np.ndarray, graduation: dict, gain: float) -> np.ndarray:
-    """Per point, whether the trailing plateau window (plateau_window in the trainer's units, at least
-    PLATEAU_POINTS points) has stopped rising: its fitted rise is under plateau_threshold x the gain, or
-    under half the rise of the window before it (a curve that saturates; a steady climb has not)."""
-    n = len(values)
-    idx = np.arange(n)
-    lo = np.minimum(np.searchsorted(units, units - graduation["plateau_window"], "left"), idx - PLATEAU_POINTS + 1)
+def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain: float) -> np.ndarray:
+    """For the points `idx`, whether the trailing plateau window (plateau_window in the trainer's
+    units, at least PLATEAU_POINTS points) has stopped rising: its fitted rise is under
+    plateau_threshold x the gain, or under half the rise of the window before it (a curve that
+    saturates; a steady climb has not). `sums`: window_sums of the series against its units."""
+    lo = np.minimum(np.searchsorted(units, units[idx] - graduation["plateau_window"], "left"),
+                    idx - PLATEAU_POINTS + 1)
     lo = np.maximum(lo, 0)
     before = np.maximum(lo - (idx + 1 - lo), 0)
     x = units - units[0]
-    sums = window_sums(x, values.astype(np.float64))
     _n, _m, slope, _t, _s = range_regression(sums, lo, idx + 1)
     _n2, _m2, slope_before, _t2, _s2 = range_regression(sums, before, lo)
     with np.errstate(invalid="ignore"):
-        rise = np.nan_to_num(slope) * (x - x[lo])
+        rise = np.nan_to_num(slope) * (x[idx] - x[lo])
         rise_before = np.nan_to_num(slope_before) * (x[np.maximum(lo - 1, 0)] - x[before])
     flat = rise <= graduation["plateau_threshold"] * gain
     slowed = (rise_before > 0) & (rise <= 0.5 * rise_before) & (lo > before)

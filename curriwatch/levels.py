@@ -87,9 +87,10 @@ def top_level(f: Fit) -> float | None:
     if not len(level):
         return None
     k = min(SUSTAINED_POINTS, len(level))
-    if k <= 1:
-        return float(np.max(level))
-    return float(np.max(np.lib.stride_tricks.sliding_window_view(level, k).min(axis=1)))
+    kept = level[: len(level) - k + 1].copy()
+    for shift in range(1, k):  # the lowest of each k points in a row
+        np.minimum(kept, level[shift: len(level) - k + 1 + shift], out=kept)
+    return float(np.max(kept))
 
 
 def own_scale(env: EnvData) -> tuple[float, float] | None:

@@ -68,6 +68,8 @@ def lattice_trials(values: np.ndarray) -> int | None:
     Values stored as float32 (TensorBoard) are compared with a float32 tolerance."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1:
         return None
+    if len(values) > 4 * MAX_TRIALS and len(np.unique(values[: 4 * MAX_TRIALS])) > MAX_TRIALS + 1:
+        return None  # continuous values: no need to sort them all
     u, counts = np.unique(values, return_counts=True)
     if len(u) > MAX_TRIALS + 1 or len(u) < 3:
         return None
