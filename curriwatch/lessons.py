@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .envdata import EnvData, Series
+from .envdata import EnvData
 from .stats import trailing_median
 from .segments import robust_sd
 from .timeline import Interval

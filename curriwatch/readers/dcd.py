@@ -15,7 +15,7 @@ import os
 from ..model import DataIssue, RawRun, RunSource
 from .files import unreadable
 from .lines import LineReport, iter_lines, open_regular
-from .rows import RowSink, shown_path
+from .rows import RowSink, shown_path, text_files
 
 STEP_KEYS = ("steps", "_tick")
 LOGS_FILE, FIELDS_FILE = "logs.csv", "fields.csv"
@@ -46,16 +46,8 @@ def read_dcd(source: RunSource) -> RawRun:
     raw = RawRun(source)
     logs = source.files[0]
     header = _fields_header(raw, source, source.files[1]) if len(source.files) > 1 else None
-    shown = shown_path(source, logs)
-    sink = RowSink(raw, STEP_KEYS, wall_key="_time")
-    report = LineReport()
     longer = 0
-    try:
-        f = open_regular(logs)
-    except OSError as err:
-        raw.issues.append(unreadable(shown, err))
-        return raw
-    with f:
+    for _path, f, sink, report in text_files(raw, [logs], lambda: RowSink(raw, STEP_KEYS, wall_key="_time"), "row"):
         for lineno, _offset, text in iter_lines(f, report):
             if not text.strip():
                 continue
@@ -77,10 +69,8 @@ def read_dcd(source: RunSource) -> RawRun:
                     report.bad.append((lineno, f"{len(cells)} cells for {len(header)} known columns"))
                 continue
             sink.add(dict(zip(header, cells)))
-    raw.issues.extend(report.issues(shown, "row"))
-    raw.issues.extend(sink.issues(shown))
     if longer and len(source.files) == 1:
-        raw.issues.append(DataIssue("missing_file", shown, (
+        raw.issues.append(DataIssue("missing_file", shown_path(source, logs), (
             f"{longer} row(s) have more cells than the `#` header and fields.csv is missing, so "
             "their column names are unknown")))
     return raw

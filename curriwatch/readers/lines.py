@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from collections.abc import Iterator
@@ -121,3 +122,23 @@ def iter_lines(f, report: LineReport, size: int | None = None) -> Iterator[tuple
     report.size = max(report.size, offset)
     if pending or skipping:
         report.incomplete_tail = pending_start
+
+
+def iter_json_objects(f, report: LineReport) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every line of `f` holding one JSON object; blank lines are skipped,
+    other lines counted as bad lines of `report`."""
+    for lineno, _offset, text in iter_lines(f, report):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError as err:
+            report.bad.append((lineno, f"not JSON ({err.msg})"))
+            continue
+        except RecursionError:
+            report.bad.append((lineno, "JSON nested too deeply"))
+            continue
+        if not isinstance(obj, dict):
+            report.bad.append((lineno, "not a JSON object"))
+            continue
+        yield lineno, obj

@@ -16,9 +16,8 @@ import json
 import os
 
 from ..model import RawRun, RunSource
-from .files import unreadable
-from .lines import LineReport, iter_lines, open_regular
-from .rows import RowSink, flatten, shown_path
+from .lines import iter_lines, open_regular
+from .rows import RowSink, flatten, text_files
 
 MARKER = "metrics_tag: "
 SNIFF_BYTES = 8 * 1024 * 1024
@@ -48,35 +47,24 @@ def detect_roll_stdout(folder: str, filenames: list[str]) -> list[tuple[str, tup
 def read_roll_stdout(source: RunSource) -> RawRun:
     raw = RawRun(source)
     decoder = json.JSONDecoder()
-    for path in source.files:
-        shown = shown_path(source, path)
-        sink = RowSink(raw)
-        report = LineReport()
-        try:
-            f = open_regular(path)
-        except OSError as err:
-            raw.issues.append(unreadable(shown, err))
-            continue
-        with f:
-            for lineno, _offset, text in iter_lines(f, report):
-                at = text.find(MARKER)
-                if at < 0:
-                    continue
-                try:
-                    obj, _end = decoder.raw_decode(text, at + len(MARKER))
-                except ValueError as err:
-                    report.bad.append((lineno, f"metrics_tag JSON does not parse ({getattr(err, 'msg', err)})"))
-                    continue
-                except RecursionError:
-                    report.bad.append((lineno, "metrics_tag JSON nested too deeply"))
-                    continue
-                metrics = obj.get("metrics") if isinstance(obj, dict) else None
-                if not isinstance(metrics, dict):
-                    report.bad.append((lineno, "metrics_tag JSON has no `metrics` object"))
-                    continue
-                step = obj.get("step")
-                ok = isinstance(step, int) and not isinstance(step, bool) and abs(step) < 2**62
-                sink.add(flatten(metrics), step if ok else None)
-        raw.issues.extend(report.issues(shown))
-        raw.issues.extend(sink.issues(shown))
+    for _path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
+        for lineno, _offset, text in iter_lines(f, report):
+            at = text.find(MARKER)
+            if at < 0:
+                continue
+            try:
+                obj, _end = decoder.raw_decode(text, at + len(MARKER))
+            except ValueError as err:
+                report.bad.append((lineno, f"metrics_tag JSON does not parse ({getattr(err, 'msg', err)})"))
+                continue
+            except RecursionError:
+                report.bad.append((lineno, "metrics_tag JSON nested too deeply"))
+                continue
+            metrics = obj.get("metrics") if isinstance(obj, dict) else None
+            if not isinstance(metrics, dict):
+                report.bad.append((lineno, "metrics_tag JSON has no `metrics` object"))
+                continue
+            step = obj.get("step")
+            ok = isinstance(step, int) and not isinstance(step, bool) and abs(step) < 2**62
+            sink.add(flatten(metrics), step if ok else None)
     return raw

@@ -136,3 +136,24 @@ class RowSink:
         keys = ", ".join(sorted(self.non_numeric)[:5]) + (" ..." if len(self.non_numeric) > 5 else "")
         return [DataIssue("non_numeric_values", shown,
                           f"{total} value(s) were not numbers and were skipped (keys: {keys})")]
+
+
+def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
+    """Open each of `paths` of a run's source in turn: yields (path, file, sink, report) for the
+    reader to fill; a file that cannot be opened becomes an `unreadable_file` issue, and after each
+    file its line report's and row sink's issues are added to the run."""
+    from .files import unreadable
+    from .lines import LineReport, open_regular
+
+    for path in paths:
+        shown = shown_path(raw.source, path)
+        sink, report = make_sink(), LineReport()
+        try:
+            f = open_regular(path)
+        except OSError as err:
+            raw.issues.append(unreadable(shown, err))
+            continue
+        with f:
+            yield path, f, sink, report
+        raw.issues.extend(report.issues(shown, what))
+        raw.issues.extend(sink.issues(shown))

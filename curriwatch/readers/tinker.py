@@ -15,9 +15,8 @@ import json
 import os
 
 from ..model import DataIssue, RawRun, RunSource
-from .files import unreadable
-from .lines import LineReport, iter_lines, open_regular
-from .rows import RowSink, flatten, shown_path
+from .lines import iter_json_objects, open_regular
+from .rows import RowSink, flatten, shown_path, text_files
 
 METRICS_FILE = "metrics.jsonl"
 SNIFF_BYTES = 1024 * 1024
@@ -43,40 +42,16 @@ def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
 
 def read_tinker(source: RunSource) -> RawRun:
     raw = RawRun(source)
-    for path in source.files:
-        shown = shown_path(source, path)
-        sink = RowSink(raw)
-        report = LineReport()
+    for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
         no_step = 0
-        try:
-            f = open_regular(path)
-        except OSError as err:
-            raw.issues.append(unreadable(shown, err))
-            continue
-        with f:
-            for lineno, _offset, text in iter_lines(f, report):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except ValueError as err:
-                    report.bad.append((lineno, f"not JSON ({err.msg})"))
-                    continue
-                except RecursionError:
-                    report.bad.append((lineno, "JSON nested too deeply"))
-                    continue
-                if not isinstance(obj, dict):
-                    report.bad.append((lineno, "not a JSON object"))
-                    continue
-                step = obj.pop("step", None)
-                if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
-                    no_step += 1
-                    continue
-                sink.add(flatten(obj), step)
-        raw.issues.extend(report.issues(shown))
-        raw.issues.extend(sink.issues(shown))
+        for _lineno, obj in iter_json_objects(f, report):
+            step = obj.pop("step", None)
+            if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
+                no_step += 1
+                continue
+            sink.add(flatten(obj), step)
         if no_step:
-            raw.issues.append(DataIssue("missing_step_key", shown, (
+            raw.issues.append(DataIssue("missing_step_key", shown_path(source, path), (
                 f"{no_step} line(s) have no whole-number `step` (logged with step=None) and are not "
                 "in the frame")))
     return raw

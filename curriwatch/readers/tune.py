@@ -15,8 +15,8 @@ import json
 
 from ..model import DataIssue, RawRun, RunSource
 from .files import unreadable
-from .lines import LineReport, iter_lines, open_regular
-from .rows import RowSink, flatten, shown_path
+from .lines import LineReport, iter_json_objects, iter_lines, open_regular
+from .rows import RowSink, flatten, shown_path, text_files
 
 STEP_KEYS = ("timesteps_total", "training_iteration")
 # Trainable.restore sets _iterations_since_restore = 0 and train() counts it up again (ray/tune/
@@ -54,40 +54,17 @@ def read_tune(source: RunSource) -> RawRun:
     params = [f for f in source.files if f.endswith(PARAMS_FILE)]
     if params:
         raw.env_hint = _env_from_params(raw, source, params[0])
-    for path in data:
-        shown = shown_path(source, path)
-        sink = RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING, restart_key=RESTART_KEY)
-        report = LineReport()
-        try:
-            f = open_regular(path)
-        except OSError as err:
-            raw.issues.append(unreadable(shown, err))
-            continue
-        with f:
-            if path.endswith(".csv"):
-                _read_csv(f, sink, report)
-            else:
-                _read_jsonl(f, sink, report)
-        raw.issues.extend(report.issues(shown, "row"))
-        raw.issues.extend(sink.issues(shown))
+    rows = lambda: RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING, restart_key=RESTART_KEY)  # noqa: E731
+    for path, f, sink, report in text_files(raw, data, rows, what="row"):
+        if path.endswith(".csv"):
+            _read_csv(f, sink, report)
+        else:
+            _read_jsonl(f, sink, report)
     return raw
 
 
 def _read_jsonl(f, sink: RowSink, report: LineReport) -> None:
-    for lineno, _offset, text in iter_lines(f, report):
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except ValueError as err:
-            report.bad.append((lineno, f"not JSON ({err.msg})"))
-            continue
-        except RecursionError:
-            report.bad.append((lineno, "JSON nested too deeply"))
-            continue
-        if not isinstance(obj, dict):
-            report.bad.append((lineno, "not a JSON object"))
-            continue
+    for _lineno, obj in iter_json_objects(f, report):
         obj.pop("config", None)  # the trial's config, not a result (params.json holds it)
         sink.add(flatten(obj))
 

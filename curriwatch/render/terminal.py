@@ -14,7 +14,7 @@ from rich.text import Text
 from ..report import Report, RunReport
 from .common import (MAX_ENV_ROWS, MAX_RUN_DETAILS, MAX_RUN_ROWS, envs_to_show, fmt, incidents_worst_first, inert, inert_report,
                      notable_issues, run_facts, runs_worst_first, severity_counts, sparkline, status_of,
-                     status_reason, steps_text, unknown_counts, worst_incidents)
+                     status_reason, unknown_counts, worst_incidents)
 from .lessons import terminal_lessons
 
 STATUS_STYLE = {"healthy": "green", "unknown": "magenta", "warning": "yellow", "critical": "bold red"}
