@@ -1,27 +1,36 @@
 """Compiled binary segmentation: the same cuts and outliers as segments.py's numpy path, in one pass
 per series (no Python call per split), so an env of a few hundred points costs microseconds.
 
-numba compiles these on first use (cached on disk after that). Without numba (or with
+numba compiles these the first time `kernel()` is asked for (cached on disk after that); numba is
+not even imported before, so a small scan never pays for it. Without numba (or with
 CURRIWATCH_NO_JIT set) segments.py uses its numpy path; tests run both and compare.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
 
-try:
-    if os.environ.get("CURRIWATCH_NO_JIT"):
-        raise ImportError
-    import numba
+AVAILABLE = not os.environ.get("CURRIWATCH_NO_JIT") and importlib.util.find_spec("numba") is not None
+_COMPILED = ("_prefix", "_gain", "_binseg", "_outliers", "segment_core")  # callees first
+_kernel = None
 
-    njit = numba.njit(cache=True, nogil=True)
-    AVAILABLE = True
-except ImportError:  # the numpy path in segments.py
-    AVAILABLE = False
 
-    def njit(func):
-        return func
+def kernel():
+    """The compiled `segment_core` (numba), compiling this module's functions on first use."""
+    global _kernel
+    if _kernel is None:
+        import numba
+
+        for name in _COMPILED:  # each compiled function calls the compiled versions of the others
+            globals()[name] = numba.njit(cache=True, nogil=True)(globals()[name])
+        _kernel = globals()["segment_core"]
+    return _kernel
+
+
+def njit(func):  # marks what `kernel()` compiles; plain Python until then
+    return func
 
 
 @njit

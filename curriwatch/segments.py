@@ -279,8 +279,8 @@ def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: floa
     global _calls
     _calls += 1
     if segment_kernels.AVAILABLE and not _NUMPY_PATH and (_calls > NUMPY_FIRST or len(values) >= LONG_SERIES):
-        cuts, outlier = segment_kernels.segment_core(noise.z.astype(np.float64), w.astype(np.float64), float(penalty),
-                                                     MAX_SEGMENTS, OUTLIER_POINTS, OUTLIER_ROUNDS)
+        cuts, outlier = segment_kernels.kernel()(noise.z.astype(np.float64), w.astype(np.float64), float(penalty),
+                                                 MAX_SEGMENTS, OUTLIER_POINTS, OUTLIER_ROUNDS)
         return _build(values, noise.z, w, outlier, cuts.tolist(), rho)
     outlier = np.zeros(len(values), bool)
     cuts = _binseg(noise.z, w, outlier, penalty)
