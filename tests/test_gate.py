@@ -142,3 +142,13 @@ def test_unknown_runs_are_known_before_analysis_for_doctor(tmp_path):
     reasons = unknown_runs(ingest)
     assert list(reasons) == ["odd"] and "no profile" in reasons["odd"]
     assert "'rewrd'" in unknown_runs(ingest, "rewrd")["good/run"]
+
+
+def test_doctor_says_which_runs_cannot_be_judged(tmp_path):
+    healthy_run(tmp_path / "good")
+    write_tb(tmp_path / "odd", {"score/episode": [(i, float(i)) for i in range(10)]})
+    result = runner.invoke(app, ["doctor", str(tmp_path)], env=PLAIN)
+    assert result.exit_code == 0, result.output
+    good, odd = result.stdout.split("run odd")
+    assert "status: unknown" not in good
+    assert "status: unknown — no profile recognises its tags" in " ".join(odd.split())

@@ -250,7 +250,11 @@ def _merge(cells: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def render_doctor(ingest, console: Console) -> None:
     """What was recognised and why: per run its files, every profile's match count, the tags left
-    out, and every data issue — the first thing to run when a report looks wrong."""
+    out, whether it can be judged (`unknown` and why, before any analysis), and every data issue —
+    the first thing to run when a report looks wrong."""
+    from ..analyze import unknown_runs
+
+    unknown = unknown_runs(ingest)
     out = lambda *parts: console.print(Text.assemble(*parts))  # noqa: E731  (Text: never markup)
     out((f"logdir {inert(ingest.logdir or '(online runs only)')}: {len(ingest.runs)} run(s)", "bold"))
     for issue in ingest.issues:
@@ -272,6 +276,8 @@ def render_doctor(ingest, console: Console) -> None:
         envs = [inert(e) for e in info.envs[:MAX_ENV_ROWS]]
         more = f" ... and {len(info.envs) - MAX_ENV_ROWS} more" if len(info.envs) > MAX_ENV_ROWS else ""
         out(f"  envs ({len(info.envs)}): {', '.join(envs) or '-'}{more}")
+        if info.name in unknown:
+            out("  status: ", ("unknown", STATUS_STYLE.get("unknown", "")), f" — {inert(unknown[info.name])}")
         if info.unclaimed_tags:
             shown = [inert(t) for t in info.unclaimed_tags[:20]]
             more = f" ... and {len(info.unclaimed_tags) - 20} more" if len(info.unclaimed_tags) > 20 else ""
