@@ -149,11 +149,11 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
             trials = trials / spread ** 2
         return Noise("binomial", z, sigma, median(trials))
     z = values.astype(np.float64)
-    sd = robust_sd(np.diff(z)) if n > 1 else 0.0
-    if n < 4:
+    d = np.diff(z)
+    if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series
+        sd = robust_sd(d) if n > 1 else 0.0
         return Noise("gaussian", z, np.full(n, max(sd, _floor(z))))
-    sigma = np.maximum(_block_sd(np.diff(z), n, sd), _floor(z))
-    return Noise("gaussian", z, sigma)
+    return Noise("gaussian", z, np.maximum(_block_sd(d, n), _floor(z)))
 
 
 def _autocorrelation(noise: Noise, seg: "Segments") -> float:
@@ -180,12 +180,10 @@ def _floor(z: np.ndarray) -> float:
     return max(1e-9, 1e-6 * max(span, float(np.max(np.abs(z))) if len(z) else 0.0))
 
 
-def _block_sd(d: np.ndarray, n: int, overall: float) -> np.ndarray:
+def _block_sd(d: np.ndarray, n: int) -> np.ndarray:
     """Per point, the noise sd of its block of BLOCK points (noise may change along a series: with the
     level, or in a burst). A block is never taken as quieter than BLOCK_FLOOR x the median block, so
     one calm stretch does not make every small change there significant."""
-    if n <= 2 * BLOCK:
-        return np.full(n, overall)
     sds = _robust_sds(d)
     nb = len(sds)
     sds = np.maximum(sds, BLOCK_FLOOR * median(sds))
