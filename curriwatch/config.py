@@ -67,30 +67,30 @@ SPEC: dict = {
     "profile": Key((str,), None, "profile for every run instead of auto-detection", nullable=True),
     "graduation": {
         "stop_threshold": _num(None, "absolute smoothed performance needed to graduate (inferred states); "
-                               "default none: a plateau in the top of the env's own range", nullable=True),
+                               "default none: 90 % of the env's gain (on its run's shared scale), then a plateau", nullable=True),
         "plateau_window": _num(50, "span of the plateau test in the trainer's units: rollouts where the log "
-                               "carries counts, else steps (never fewer than 5 points)", 1, 1e12),
-        "plateau_threshold": _num(0.05, "max change across the plateau window (fitted slope x span), as a share of "
-                                  "the env's range", 0),
+                               "carries counts, else steps (held for at least 3 points, judged flat over at least 8)", 1, 1e12),
+        "plateau_threshold": _num(0.05, "max rise across the plateau window (fitted slope x span), as a share of "
+                                  "the env's gain (or half the rise of the window before)", 0),
         "ema_alpha": _num(0.1, "EMA weight of the newest point in smoothed train performance (Marin: 0.1)", 0, 1),
     },
     "rules": {
         "graduated_regression": {
             "enabled": _bool(True, "report graduated envs whose performance falls"),
-            "baseline_window": _int(5, "eval points around graduation averaged into the baseline", 1),
-            "smoothing_window": _int(3, "eval points in the rolling median (one outlier never fires)", 1),
+            "baseline_window": _int(5, "points a level must hold (a segment) to count as the held level (baseline)", 1),
+            "smoothing_window": _int(3, "points below the line a fall needs (one or two bad evals never fire)", 1),
         },
         "training_stagnation": {
             "enabled": _bool(True, "report active envs that stop improving"),
             "min_points": _int(20, "fewest points that may judge a stagnation window (widens it)", 3),
-            "min_delta": _num(0.05, "improvement, relative to the env's scale, that counts as progress", 0),
+            "min_delta": _num(0.05, "rise, as a share of the env's learned range, that counts as progress", 0),
         },
         "performance_volatility": {
-            "enabled": _bool(True, "report envs whose performance swings"),
-            "window": _int(30, "points in the volatility window", 3),
-            "threshold": _num(0.15, "robust coefficient of variation that counts as volatile", 0),
-            "min_points": _int(10, "fewest points needed to judge", 3),
-            "noise_factor": _num(2.0, "spread must exceed this x the env's own quietest spread", 1),
+            "enabled": _bool(True, "report envs whose performance switches between levels or swings"),
+            "window": _int(30, "points over which point-to-point swings are measured", 3),
+            "threshold": _num(0.15, "a change of level, or a swing, this share of the env's learned range counts", 0),
+            "min_points": _int(10, "fewest firing points that make swings sustained", 3),
+            "noise_factor": _num(2.0, "swings must exceed this x the noise the series should have", 1),
         },
         "unexpected_transition": {
             "enabled": _bool(True, "report logged states that go backwards or take unknown values"),
