@@ -163,6 +163,12 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
         if health.health_status == "healthy":
             health.health_status = "unknown"
             health.status_reason = f"no points of the performance metric {report.performance_metric!r}{logged}"
+    elif len(env.train) + len(env.eval) < MIN_JUDGED_POINTS and health.health_status == "healthy" \
+            and not (env.explicit_states and env.current_state == "locked"):
+        n = len(env.train) + len(env.eval)
+        health.health_status = "unknown"
+        health.status_reason = (f"only {n} point(s) of the performance metric {report.performance_metric!r}: "
+                                "too few to judge")
     elif env.lessons and not any(t.spans for t in lesson_tracks(env)) and health.health_status == "healthy":
         health.health_status = "unknown"
         health.status_reason = (f"its lesson series ({', '.join(sorted(env.lessons)[:5])}) hold no lesson index "
@@ -172,6 +178,7 @@ def _judge_env(env: EnvData, config: Config, base: dict, report: RunReport) -> N
 
 
 COOLDOWN_POINTS = 4  # the cooldown spans at least this many of the env's logging intervals
+MIN_JUDGED_POINTS = 3  # an env with fewer performance points is unknown, not healthy
 
 
 def _cooldown(env: EnvData, steps: int) -> int:

@@ -152,3 +152,14 @@ def test_doctor_says_which_runs_cannot_be_judged(tmp_path):
     good, odd = result.stdout.split("run odd")
     assert "status: unknown" not in good
     assert "status: unknown — no profile recognises its tags" in " ".join(odd.split())
+
+
+def test_an_env_with_too_few_points_is_unknown_not_healthy(tmp_path):
+    write_tb(tmp_path / "run", {"train/a/reward": [(s, 0.5 + s / 1000) for s in range(0, 500, 10)],
+                                "train/b/reward": [(0, 0.2), (10, 0.3)]})
+    report = curriwatch.analyze(curriwatch.load(tmp_path))
+    envs = {e.env_id: e for e in report.runs[0].environments}
+    assert envs["a"].health_status != "unknown"
+    assert envs["b"].health_status == "unknown" and "only 2 point(s)" in envs["b"].status_reason
+    result = runner.invoke(app, ["scan", str(tmp_path)], env=PLAIN)
+    assert result.exit_code == 1 and "could not be judged" in result.stderr
