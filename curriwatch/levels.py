@@ -13,7 +13,7 @@ from .envdata import EnvData, Series
 from .segments import Noise, Segments, noise_model, segment
 from .stats import median
 
-SUSTAINED_POINTS = 3  # a level counts as held when a segment of at least this many points holds it
+SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
 SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
 SHARED_TOP_ENVS = 0.4  # ... at least this share of them

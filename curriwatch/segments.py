@@ -52,14 +52,14 @@ class Noise:
     sigma: np.ndarray
     trials: float | None = None
 
-    def raw_sd(self, level: float | np.ndarray, at: int | np.ndarray | None = None) -> float | np.ndarray:
-        """The point noise sd in the series' own units at a level (oriented values)."""
+    def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
+        """The point noise sd in the series' own units at a level (oriented values): the binomial
+        model's at that level, else the series' typical (median) noise."""
         if self.kind == "binomial":
             p = np.clip(np.abs(level), 0.0, 1.0)
             p = np.clip(p, 0.5 / self.trials, 1 - 0.5 / self.trials)
             return np.sqrt(p * (1 - p) / self.trials)
-        sd = self.sigma if at is None else self.sigma[at]
-        return median(sd) if at is None and np.ndim(level) == 0 else sd
+        return median(self.sigma) if np.ndim(level) == 0 else np.full(np.shape(level), median(self.sigma))
 
 
 def lattice_trials(values: np.ndarray) -> int | None:
