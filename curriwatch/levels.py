@@ -35,11 +35,9 @@ class Fit:
 
 @dataclass(frozen=True)
 class Episode:
-    """A stretch where a series switches between levels: points first..last (inclusive) of `split`."""
+    """A stretch where a series switches between levels: steps first_step..last_step of `split`."""
 
     split: str
-    first: int
-    last: int
     first_step: int
     last_step: int
     changes: int
@@ -300,7 +298,7 @@ def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes
     mid = median(levels)
     high = levels[levels >= mid]
     low = levels[levels < mid]
-    return Episode(split, first, last, int(steps[first]), int(steps[last]), changes,
+    return Episode(split, int(steps[first]), int(steps[last]), changes,
                    median(high) if len(high) else mid, median(low) if len(low) else mid,
                    typical, int(steps[-1]))
 

@@ -88,11 +88,6 @@ def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
     return bool(np.mean(np.abs(k - np.rint(k)) <= 1e-3 * np.maximum(counts, 1.0)) >= 0.9)
 
 
-def block_sds(values: np.ndarray) -> np.ndarray:
-    """The robust noise sd of each block of BLOCK points (changes between neighbours)."""
-    return _robust_sds(np.diff(values))
-
-
 def _robust_sds(d: np.ndarray) -> np.ndarray:
     """robust_sd of each block of BLOCK changes, all full blocks at once (the last, partial one alone)."""
     full = len(d) // BLOCK
@@ -232,9 +227,6 @@ class Segments:
         """Each point's segment index."""
         return np.repeat(np.arange(len(self.level)), np.diff(self.bounds))
 
-    def length(self) -> np.ndarray:
-        return np.diff(self.bounds)
-
 
 def _split_gains(zs: np.ndarray, ws: np.ndarray, a: int, b: int) -> tuple[int, float]:
     """Best split k (a < k < b) of [a, b) and its weighted SSE reduction; zs/ws are prefix sums."""
@@ -284,7 +276,7 @@ def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: floa
     cuts = _binseg(noise.z, w, outlier, penalty)
     # outliers: short segments standing alone between two longer ones that agree with each other
     for _ in range(OUTLIER_ROUNDS):
-        found = _outliers(noise.z, w, outlier, cuts, penalty)
+        found = _outliers(noise.z, w, outlier, cuts)
         if not found.any():
             break
         outlier |= found
@@ -333,7 +325,7 @@ def _merge_insignificant(zs: np.ndarray, ws: np.ndarray, bounds: list[int], pena
     return b[1:-1]
 
 
-def _outliers(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int], penalty: float) -> np.ndarray:
+def _outliers(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int]) -> np.ndarray:
     """Points of short segments (<= OUTLIER_POINTS) whose neighbours on both sides are longer and
     closer to each other than to it: one bad eval, not a change of level."""
     bounds = [0, *cuts, len(z)]
