@@ -316,16 +316,6 @@ def episodes(env: EnvData) -> list[Episode]:
     return env.cache["episodes"]
 
 
-def in_episode(env: EnvData, first_step: int, last_step: int, share: float = 0.5) -> Episode | None:
-    """The switching episode covering at least `share` of the step span [first_step, last_step]."""
-    span = max(last_step - first_step, 1)
-    for ep in episodes(env):
-        overlap = min(last_step, ep.last_step) - max(first_step, ep.first_step)
-        if overlap >= share * span or (ep.first_step <= first_step <= ep.last_step and last_step == first_step):
-            return ep
-    return None
-
-
 def run_noise_reference(envs: list[EnvData]) -> list[dict]:
     """Per env, the noise its siblings show (for an env whose own series is noisy all its life):
     the median binomial n of the run's other rate series, and the median point noise sd of its other

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import fit, in_episode, start_level
+from ..levels import fit, start_level
 from ..stats import median
 from . import register
 
@@ -74,8 +74,8 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
     """Stretches (of `smoothing_window` or more points, outliers aside) where the level keeps less than
-    regression_threshold of the gain, outside stretches where the env switches between levels
-    (volatility reports those)."""
+    regression_threshold of the gain. A stretch where the env switches between levels is left to
+    performance_volatility by analyze (incidents.drop_explained)."""
     sig = regression_signal(env, s)
     if sig is None:
         return []
@@ -88,9 +88,6 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
         if b - a + 1 < s["smoothing_window"]:
             continue
         i0, i1 = int(keep[a]), int(keep[b])
-        first, last = int(sig["steps"][i0]), int(sig["steps"][i1])
-        if in_episode(env, first, last):
-            continue
         segs = np.unique(sig["segment"][keep[a: b + 1]])
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
         critical = bool((deep & (seg.count[segs] >= 2)).any())

@@ -6,7 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
-from ..levels import env_scale, fit, in_episode
+from ..levels import env_scale, fit
 from ..stats import median, range_regression, window_sums
 from . import judged_window, register
 
@@ -87,8 +87,6 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         if _rising(f, onset, b, min_rise):
             continue
         lastp = int(steps[b - 1])
-        if in_episode(env, int(steps[onset]), lastp):
-            continue  # switching between levels is volatility, not a stall
         resolved = b < hi or resolved_after
         mean = float(np.mean(y[onset:b]))
         sparse = window > s["stagnation_window"]
