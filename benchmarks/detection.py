@@ -4,7 +4,7 @@
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. The
-default corpus below is unchanged (VERSION 2) so its figures stay comparable.
+default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
 repo) a corpus of runs written by the real writers (tensorboardX event files, wandb offline runs),
@@ -28,8 +28,9 @@ Labelled events (type / env / onset step):
                         ~0.2 and ~0.85 every 45-80 steps (onset = activation)
   unexpected_transition  an explicit state goes from graduated back to active; onset = that step
   eval_gap              the env's eval logging stops while the run goes on; onset = first missing eval
-  prolonged_training    a slow learner active > 10 x stagnation_window (1000 steps) without
-                        graduating; onset = activation + 1000
+  prolonged_training    a slow learner active > 10 x stagnation_window (1000 steps; in an eval-only
+                        run the window is widened to hold 20 evals, as the rules widen it, and the run
+                        lengthened to fit) without graduating; onset = activation + 10 windows
   clean negatives: healthy, noisy-but-healthy, slow learners that graduate, level shifts after
   graduation (small), single outliers. An incident on a clean env is a false positive.
 
@@ -57,10 +58,11 @@ from pathlib import Path
 
 import numpy as np
 
-VERSION = 2
+VERSION = 3  # 3: an eval-only run's prolonged_training label comes after 10 windows widened to 20 evals
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "curriwatch-bench"
 TOLERANCE_INTERVALS = 2
 STAGNATION_WINDOW = 100  # the defaults the labels assume (health_monitoring.stagnation_window)
+MIN_POINTS = 20  # ... and health_monitoring.training_stagnation.min_points (a window holds this many points)
 PROLONGED_AFTER = 10 * STAGNATION_WINDOW
 EVENTS = ("graduated_regression", "training_stagnation", "performance_volatility", "unexpected_transition",
           "eval_gap", "prolonged_training")
@@ -180,7 +182,11 @@ def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> di
     if shape == "train_only":
         pool.remove("eval_gap")
     prolonged = rng.random() < 0.15
-    steps = 1600 if prolonged else 1000
+    # prolonged_training: 10 stagnation windows, widened as the rules widen them to hold MIN_POINTS
+    # points of the series the env is judged on (an eval-only run's evals)
+    prolonged_after = PROLONGED_AFTER if shape != "eval_only" else \
+        10 * max(STAGNATION_WINDOW, MIN_POINTS * eval_every)
+    steps = max(1600, prolonged_after + 600) if prolonged else 1000
     envs = []
     for k in range(n_envs):
         unlock = int(k * rng.integers(40, 120))
@@ -193,7 +199,7 @@ def plan_run(name: str, convention: str, rng: np.random.Generator, i: int) -> di
         if prolonged and k == 0:
             env.event, env.tau = "prolonged_training", float(rng.uniform(300, 500))
             env.params["s1"] = 0.8  # never reaches the graduation level
-            env.onset = unlock + PROLONGED_AFTER
+            env.onset = unlock + prolonged_after
         elif r < 0.55:
             ev = str(rng.choice(pool))
             env.event = ev

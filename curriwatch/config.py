@@ -91,6 +91,8 @@ SPEC: dict = {
             "threshold": _num(0.15, "a change of level, or a swing, this share of the env's learned range counts", 0),
             "min_points": _int(10, "fewest firing points that make swings sustained", 3),
             "noise_factor": _num(2.0, "swings must exceed this x the noise the series should have", 1),
+            "dip_points": _int(10, "a graduated env's fall that recovers to its held level within this many points is "
+                               "a dip (volatility), not a graduated_regression; 0: never", 0),
         },
         "unexpected_transition": {
             "enabled": _bool(True, "report logged states that go backwards or take unknown values"),

@@ -11,6 +11,8 @@ state file win over inference (see analyze.py).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .envdata import EnvData
@@ -24,6 +26,8 @@ HOLD_POINTS = 3  # ... for at least this many points
 PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little)
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
+CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
+RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
 MIN_GAIN_NOISE = 4.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
 
 
@@ -76,21 +80,43 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
             continue
         if sums is None:
             sums = window_sums(units - units[0], values.astype(np.float64))
+        climb = _climb(units, level, i, lo + RISE_FROM * gain, line, noise * f.segments.wander)
         a, size = j, 64
         while a < k:  # in growing chunks: a plateau is usually found within the first points
             b = min(k, a + size)
-            ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain))
+            ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain, climb))
             if len(ok):
                 return a + int(ok[0])
             a, size = b, size * 4
     return None
 
 
-def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain: float) -> np.ndarray:
+def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: float, sd: float
+           ) -> tuple[float, int]:
+    """The pace (value per unit) an env rose at, from where its fitted level last left `start` to
+    where it reached `line` at point `i`; and how many points a slope needs to tell that pace from
+    flat (standard error at most a sixth of it, no more than half the rise's points)."""
+    low = np.flatnonzero(level[:i] < start)
+    r = int(low[-1]) + 1 if len(low) else 0
+    span = units[i] - units[r]
+    if span <= 0 or i <= r:
+        return np.inf, PLATEAU_POINTS
+    pace = (line - start) / span
+    # a least-squares slope over m evenly spaced points dt apart has se = sd * sqrt(12 / m) / (m dt)
+    dt = span / (i - r)
+    needed = int(math.ceil((sd * math.sqrt(12) * 6 / (pace * dt)) ** (2 / 3))) if sd > 0 else PLATEAU_POINTS
+    return pace, max(PLATEAU_POINTS, min(needed, (i - r) // 2))
+
+
+def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain: float,
+               climb: tuple[float, int]) -> np.ndarray:
     """For the points `idx`, whether the trailing plateau window (plateau_window in the trainer's
     units, at least PLATEAU_POINTS points) has stopped rising: its fitted rise is under
     plateau_threshold x the gain, or under half the rise of the window before it (a curve that
-    saturates; a steady climb has not). `sums`: window_sums of the series against its units."""
+    saturates); and the slope over the trailing points `climb` says are needed is under CLIMB_SHARE
+    of the pace it rose at (a steady climb whose window is short against its span rises little per
+    window, but has not stopped).
+    `sums`: window_sums of the series against its units."""
     lo = np.minimum(np.searchsorted(units, units[idx] - graduation["plateau_window"], "left"),
                     idx - PLATEAU_POINTS + 1)
     lo = np.maximum(lo, 0)
@@ -103,7 +129,11 @@ def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain:
         rise_before = np.nan_to_num(slope_before) * (x[np.maximum(lo - 1, 0)] - x[before])
     flat = rise <= graduation["plateau_threshold"] * gain
     slowed = (rise_before > 0) & (rise <= 0.5 * rise_before) & (lo > before)
-    return flat | slowed
+    pace, points = climb
+    if not np.isfinite(pace):
+        return flat | slowed
+    _n3, _m3, slope_trail, _t3, _s3 = range_regression(sums, np.maximum(np.minimum(lo, idx + 1 - points), 0), idx + 1)
+    return (flat | slowed) & ~(np.nan_to_num(slope_trail) > CLIMB_SHARE * pace)
 
 
 def _ema(values: np.ndarray, alpha: float) -> np.ndarray:

@@ -17,6 +17,7 @@ SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for thi
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
 SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
 SHARED_TOP_ENVS = 0.4  # ... at least this share of them
+SHARED_START_SPREAD = 0.15  # ... or when they all start from one level, within this x the run's learned range
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
@@ -111,8 +112,10 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     far below what its siblings reach has not graduated. Rates in [0, 1] share one (start: the median
     start, top: the upper-quartile top). Other metrics share one when several envs (at least 2, and
     SHARED_TOP_ENVS of those that learned) reach the same top, within SHARED_TOP_SPREAD x the
-    median gain of the upper-quartile top: then (their median start, that top). Envs whose
-    returns live on different scales (e.g. different games) reach different tops and share none."""
+    median gain of the upper-quartile top: then (their median start, that top); or when all of them
+    start from one level (within SHARED_START_SPREAD x the learned range): then (the median start,
+    the upper-quartile top). Envs whose returns live on different scales (e.g. different games)
+    start and end at different levels and share none."""
     scales, rates = [], True
     for env in envs:
         s = own_scale(env)
@@ -129,12 +132,14 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     if rates:
         return float(np.median(starts)), top
     gain = float(np.median(tops - starts))
-    if not gain > 0:
-        return None
-    near = np.abs(tops - top) <= SHARED_TOP_SPREAD * gain
-    if near.sum() < 2 or near.mean() < SHARED_TOP_ENVS:
-        return None
-    return float(np.median(starts[near])), float(np.median(tops[near]))
+    if gain > 0:
+        near = np.abs(tops - top) <= SHARED_TOP_SPREAD * gain
+        if near.sum() >= 2 and near.mean() >= SHARED_TOP_ENVS:
+            return float(np.median(starts[near])), float(np.median(tops[near]))
+    start = float(np.median(starts))
+    if top > start and np.all(np.abs(starts - start) <= SHARED_START_SPREAD * (top - start)):
+        return start, top  # lessons of one task, all starting from one level: what the best reach is reachable
+    return None
 
 
 def env_scale(env: EnvData) -> tuple[float, float] | None:

@@ -55,6 +55,20 @@ CASES = [
     Case("graduated env's evals swing", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",
                                                 eval="0.1+0.09x10 0.95~0.02x30 (0.3 0.9)x20")},
          [("performance_volatility", "a", "warning", 2000, 50)], ("performance_volatility",)),
+    # a few low evals that climb back to the held level: a burst of instability (a dip), not a
+    # lasting regression; one event, one incident
+    Case("a dip of 4 evals that recovers is volatility", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                                 eval=f"{RISE} 0.95~0.02x20 0.3x4 0.95~0.02x30")},
+         [("performance_volatility", "a", "warning", 2000, 50)], ("graduated_regression", "performance_volatility")),
+    Case("a fall that lasts is a regression, not a dip", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                                 eval=f"{RISE} 0.95~0.02x20 0.3~0.02x30")},
+         [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),
+    Case("a fall that climbs back only part way stays a regression",
+         {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=f"{RISE} 0.95~0.01x20 0.3x4 0.85~0.01x30")},
+         [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),
+    Case("a long fall that recovers is a regression", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                              eval=f"{RISE} 0.95~0.02x20 0.3~0.02x15 0.95~0.02x20")},
+         [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),
     # unexpected_transition
     Case("state goes backwards", {"a": E(state="1x10 2x10 1x10")},
          [("unexpected_transition", "a", "warning", 1000, 0)], ("unexpected_transition",)),
@@ -74,6 +88,13 @@ CASES = [
     Case("active for 3000 steps, logged every step", {"a": E(state="1x60", state_every=50, train_every=1,
                                                             train="0.3+0.00015~0.02x3000")},
          [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training", "training_stagnation")),
+    # eval-only: the windows hold 20 evals (every 50 steps -> 1,000-step windows, 10,000 steps)
+    Case("eval-only env active for 12,000 steps", {"a": E(state="1x240", eval="0.2+0.0015~0.01x240", eval_every=50,
+                                                          state_every=50)},
+         [("prolonged_training", "a", "info", 10000, 0)], ("prolonged_training",)),
+    Case("eval-only env active for 8,000 steps", {"a": E(state="1x160", eval="0.2+0.002~0.01x160", eval_every=50,
+                                                         state_every=50)},
+         [], ("prolonged_training",)),
     # one event, one incident: a stall explains why the env stays active
     Case("active for 3000 steps because it stalled", {"a": E(state="1x60", train="0.3~0.02x300")},
          [("training_stagnation", "a", "warning", 0, 0)], ("prolonged_training", "training_stagnation")),
@@ -104,14 +125,18 @@ def test_rule_case(case, tmp_path):
     check(case, got)
 
 
-# two falls of 4 evals, 1,000 steps apart: two events (not switching), one incident within the cooldown
+# two falls of 4 evals, 1,000 steps apart: two events (not switching), one incident within the cooldown.
+# By default a fall that recovers within dip_points points is a dip (volatility); these tests judge
+# the regressions' cooldown and resolution, so they count every fall as a regression
 DIPS_TWICE = f"{RISE} 0.95~0.02x20 0.4x4 0.95~0.02x20 0.4x4 0.95~0.02x20"
+NO_DIPS = {"performance_volatility": {"dip_points": 0}}
 
 
 def test_recovery_resolves_the_incident_and_cooldown_merges_refirings(tmp_path):
     case = Case("dips twice, recovers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=DIPS_TWICE)},
                 [("graduated_regression", "a", "critical", 2000, 50)],
-                ("graduated_regression", "performance_volatility"), {"health_monitoring": {"warning_cooldown": 1500}})
+                ("graduated_regression", "performance_volatility"),
+                {"health_monitoring": {"warning_cooldown": 1500}, "rules": NO_DIPS})
     got, run = run_case(case, tmp_path)
     check(case, got)
     (incident,) = got
@@ -125,7 +150,7 @@ def test_no_cooldown_keeps_refirings_apart(tmp_path):
     case = Case("dips twice", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000, eval=DIPS_TWICE)},
                 [("graduated_regression", "a", "critical", 2000, 50),
                  ("graduated_regression", "a", "critical", 3200, 50)], ("graduated_regression", "performance_volatility"),
-                {"health_monitoring": {"warning_cooldown": 0}})
+                {"health_monitoring": {"warning_cooldown": 0}, "rules": NO_DIPS})
     got, _run = run_case(case, tmp_path)
     check(case, got)
 
@@ -198,6 +223,18 @@ SHAPES = [
     Case("a learning curve and a level shift are not switching",
          {"a": E(train="0.1+0.02x40 0.9~0.02x100 0.5~0.02x100"), "b": E(train="0.1+0.1x8 0.9~0.03x232")},
          [], ("performance_volatility",)),
+    # a steady climb (a reward, one env: no shared scale) never plateaus: still active, not graduated at
+    # its last level; the staircase its segments make of the climb is no stall
+    Case("a steady climber is not graduated at its last level", {"a": E(train="-0.7+0.003~0.03x300", train_every=5)},
+         [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training", "training_stagnation")),
+    # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
+    # a stall, not graduation at the env's own top (rewards: no natural scale)
+    Case("a stall below what a sibling from the same start reaches",
+         {"a": E(train="-0.9+0.06x30 0.9~0.02x170"), "b": E(train="-0.9+0.03x20 -0.3~0.02x180")},
+         [("training_stagnation", "b", "warning", 200, 100)], ("training_stagnation",)),
+    Case("envs that start apart share no scale",
+         {"a": E(train="-0.9+0.06x30 0.9~0.02x170"), "b": E(train="5+0.3x20 11~0.2x180")},
+         [], ("training_stagnation",)),
     # baselines: a fall from the held level after a late inferred graduation (on the rising edge)
     Case("fall from the held level after a late graduation",
          {"a": E(train="0.1+0.004x200 0.9+0.01x7 0.97~0.005x93", eval="0.1+0.02x40 0.9+0.01x7 0.97~0.005x13 0.77~0.01x30")},

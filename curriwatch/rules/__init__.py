@@ -35,10 +35,13 @@ def register(name: str, description: str):
 def rule_settings(config, name: str) -> dict:
     """One rule's settings: its own block plus the shared keys. `regression` holds the
     graduated_regression settings, which unexpected_transition and health also use."""
+    vol = config["rules"]["performance_volatility"]
     shared = {**config["health_monitoring"], "critical_regression_threshold": config["critical_regression_threshold"],
               "graduation": config["graduation"],
               "window_min_points": config["rules"]["training_stagnation"]["min_points"],
-              "rapid_regression_window": config["rules"]["unexpected_transition"]["rapid_regression_window"]}
+              "rapid_regression_window": config["rules"]["unexpected_transition"]["rapid_regression_window"],
+              # falls that recover this fast are performance_volatility's dips, not regressions
+              "dip_points": vol["dip_points"] if vol["enabled"] else 0}
     return {**shared, **config["rules"][name],
             "regression": {**shared, **config["rules"]["graduated_regression"]}}
 

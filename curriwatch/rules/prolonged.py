@@ -1,28 +1,21 @@
 """prolonged_training: active for very long without graduating (info)."""
 from __future__ import annotations
 
-import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident
 from . import judged_window, register
 
 WINDOWS = 10  # stagnation windows active without graduating
-RUN_SPAN_FACTOR = 2
-LARGE_UNIT = 128  # steps that are all multiples of this count something finer than training steps  # ... nor is it prolonged before twice the time the run's graduated envs took
+RUN_SPAN_FACTOR = 2  # ... and at least this many times the median time the run's graduated envs took
 
 
 def _training_pace(env: EnvData) -> float | None:
-    """The steps between training points (the pace a stagnation window widens with). An eval-only env
-    has none, unless its steps come in a large unit (all multiples of LARGE_UNIT or more, e.g.
-    timesteps): then its eval interval, as the steps say nothing finer."""
+    """The steps between the points a stagnation window widens with: the training points, or the
+    evals of an env that logs only evals (as stagnation judges it)."""
     if len(env.train) >= 2:
         return env.train.median_interval()
-    steps = env.eval.steps
-    if len(steps) < 2:
-        return None
-    unit = int(np.gcd.reduce(np.abs(steps.astype(np.int64))))
-    return env.eval.median_interval() if unit >= LARGE_UNIT else None
+    return env.eval.median_interval() if len(env.eval) >= 2 else None
 
 
 @register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "

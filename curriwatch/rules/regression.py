@@ -74,8 +74,9 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
     """Stretches (of `smoothing_window` or more points, outliers aside) where the level keeps less than
-    regression_threshold of the gain. A stretch where the env switches between levels is left to
-    performance_volatility by analyze (incidents.drop_explained)."""
+    regression_threshold of the gain. `dip`: the stretch lasted at most `dip_points` points and the
+    next point is back in the held zone — performance_volatility reports it. A stretch where the env
+    switches between levels is left to performance_volatility by analyze (incidents.drop_explained)."""
     sig = regression_signal(env, s)
     if sig is None:
         return []
@@ -83,6 +84,7 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
     ratio = sig["ratio"][keep]
     low = sig["after"][keep] & (ratio < s["regression_threshold"])
     seg = sig["segments"]
+    zone = (1 + s["regression_threshold"]) / 2
     spans = []
     for a, b in runs_of_true(low):
         if b - a + 1 < s["smoothing_window"]:
@@ -91,8 +93,12 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
         segs = np.unique(sig["segment"][keep[a: b + 1]])
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
         critical = bool((deep & (seg.count[segs] >= 2)).any())
-        spans.append({"first": i0, "last": i1, "critical": critical, "resolved": b < len(keep) - 1,
-                      "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))])})
+        resolved = b < len(keep) - 1
+        # a dip: back to the held zone within dip_points points (performance_volatility reports it)
+        dip = resolved and i1 - i0 + 1 <= s["dip_points"] and ratio[b + 1] >= zone
+        spans.append({"first": i0, "last": i1, "critical": critical, "resolved": resolved, "dip": bool(dip),
+                      "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
+                      if resolved else None})
     return spans
 
 
@@ -103,6 +109,8 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
     sig = regression_signal(env, s)
     show = env.show
     for span in regression_spans(env, s):
+        if span["dip"]:
+            continue
         i0, i1, low = span["first"], span["last"], span["lowest"]
         severity = "critical" if span["critical"] else "warning"
         share = float(sig["ratio"][low])

@@ -7,7 +7,7 @@ from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
 from ..levels import env_scale, fit
-from ..stats import median, range_regression, window_sums
+from ..stats import median
 from . import judged_window, register
 
 WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
@@ -16,6 +16,7 @@ RESUMED_WINDOWS = 3  # a stall that progress ends must last this many windows (a
 HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
 RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
+LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretch's own residuals' + this
 
 
 @register("training_stagnation", "an active env makes no progress for stagnation_window steps: no rise of "
@@ -128,18 +129,31 @@ def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
 
 
 def _rising(f, a: int, b: int, min_rise: float) -> bool:
-    """A significant rising trend over points a..b-1 that adds up to more than RISE_SHARE x min_rise."""
+    """A significant rising trend over points a..b-1 that adds up to more than RISE_SHARE x min_rise.
+
+    The noise is the series' point noise, widened by its autocorrelation; but no more than the
+    stretch's own residuals about its line show (plus LOCAL_RHO_MARGIN): a steady climb cut into a
+    staircase leaves residuals that look like a slow wander to the whole-series estimate."""
     x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
-    y = f.noise.z[a:b]
-    n, _mean, slope, _t, _std = range_regression(window_sums(x, y), np.array([0]), np.array([b - a]))
-    sxx = float(np.sum((x - x.mean()) ** 2))
-    if not sxx > 0 or not np.isfinite(slope[0]):
+    z = f.noise.z[a:b]
+    xm = x - x.mean()
+    sxx = float(np.dot(xm, xm))
+    if not sxx > 0:
         return False
-    sigma = median(f.noise.sigma[a:b]) * np.sqrt(f.segments.inflation)
-    t = slope[0] / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope[0])
+    slope = float(np.dot(xm, z - z.mean())) / sxx
+    res = z - z.mean() - slope * xm
+    rho = min(f.segments.rho, max(_lag1(res), 0.0) + LOCAL_RHO_MARGIN)
+    sigma = median(f.noise.sigma[a:b]) * np.sqrt((1 + rho) / (1 - rho) ** 2)
+    t = slope / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope)
     yv = f.series.values[a:b]
-    _n, _m, raw_slope, _t2, _s2 = range_regression(window_sums(x, yv), np.array([0]), np.array([b - a]))
-    return bool(t > RISE_T and raw_slope[0] * x[-1] > RISE_SHARE * min_rise)
+    raw_slope = float(np.dot(xm, yv - yv.mean())) / sxx
+    return bool(t > RISE_T and raw_slope * x[-1] > RISE_SHARE * min_rise)
+
+
+def _lag1(r: np.ndarray) -> float:
+    """Lag-1 autocorrelation of residuals."""
+    d = float(np.dot(r, r))
+    return float(np.dot(r[1:], r[:-1])) / d if d > 0 and len(r) > 2 else 0.0
 
 
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:

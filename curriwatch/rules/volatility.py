@@ -11,6 +11,7 @@ from ..incidents import Incident, runs_of_true
 from ..levels import SWITCH_CHANGES, env_scale, episodes, fit
 from ..stats import median
 from . import register
+from .regression import regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
@@ -23,14 +24,16 @@ SQRT2 = np.sqrt(2.0)
 @register("performance_volatility", "train or eval performance switches between two levels (at least "
           f"{SWITCH_CHANGES} alternating changes, each over `threshold` x the env's learned range and 4 standard "
           "errors) or swings point to point (robust spread over `window` points above `threshold` x the range and "
-          "`noise_factor` x the noise: binomial for rates, else the env's quieter stretches or its siblings'); a "
-          "learning curve, a level shift, a fall that recovers once and single outliers are not volatility")
+          "`noise_factor` x the noise: binomial for rates, else the env's quieter stretches or its siblings'); or, "
+          "after graduation, dips below the regression line that recover to the held level within `dip_points` "
+          "points; a learning curve, a level shift, a lasting fall and single outliers are not volatility")
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     scale = env_scale(env)
     width = (scale[1] - scale[0]) if scale else 0.0
     events = [_switching_event(ep) for ep in episodes(env)]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width)
+    events += _dips(env, s)
     out = []
     for ev in _merged(events):
         ongoing = ev["last_step"] >= ev["series_last_step"]
@@ -41,6 +44,13 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
             evidence = {"series": ev["split"], "kind": "switching", "changes": ev["changes"],
                         "high_level": round(env.show(ev["high"]), 6), "low_level": round(env.show(ev["low"]), 6),
                         "typical_phase_steps": round(ev["phase_steps"], 1)}
+        elif ev["kind"] == "dip":
+            msg = (f"{ev['split']} performance dipped after graduating: fell to {env.show(ev['low']):.4g} "
+                   f"(keeping {ev['share']:.0%} of the gain) for {ev['points']} points from step {ev['first_step']} "
+                   f"to {ev['last_step']}, then recovered to {env.show(ev['back']):.4g}")
+            evidence = {"series": ev["split"], "kind": "dip", "points": ev["points"],
+                        "lowest_value": round(env.show(ev["low"]), 6), "lowest_gain_share": round(ev["share"], 4),
+                        "recovered_to": round(env.show(ev["back"]), 6), "dip_points": s["dip_points"]}
         else:
             msg = (f"{ev['split']} performance swings from point to point: spread {ev['spread']:.3g} over "
                    f"{s['window']} points where its noise explains {ev['noise']:.3g} "
@@ -52,6 +62,21 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
         out.append(Incident("performance_volatility", env.env_id, "warning", ev["first_step"], ev["last_step"],
                             not ongoing, msg, evidence))
     return out
+
+
+def _dips(env: EnvData, s: dict) -> list[dict]:
+    """A graduated env's falls below the regression line that climb back to its held zone within
+    `dip_points` points (regression_spans marks them): a burst of instability that sparse evals catch
+    as a few low points, not a lasting regression."""
+    sig = regression_signal(env, s["regression"])
+    if sig is None:
+        return []
+    steps, level, ratio = sig["steps"], sig["level"], sig["ratio"]
+    return [{"kind": "dip", "split": sig["series"], "first_step": int(steps[sp["first"]]),
+             "last_step": int(steps[sp["last"]]), "points": sp["last"] - sp["first"] + 1,
+             "low": float(level[sp["lowest"]]), "share": float(ratio[sp["lowest"]]),
+             "back": float(level[sp["back"]]), "series_last_step": int(steps[-1]), "weight": 0}
+            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
 
 
 def _switching_event(ep) -> dict:
