@@ -19,7 +19,7 @@ def _training_pace(env: EnvData) -> float | None:
 
 
 @register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "
-          "widened to hold min_points points of the env's training logging — and at least twice the median time the "
+          "widened to hold min_points points of the env's training logging, or of its evals when it logs only evals — and at least twice the median time the "
           "run's graduated envs took) without graduating")
 def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
     window = judged_window(s["stagnation_window"], s["window_min_points"], _training_pace(env))
