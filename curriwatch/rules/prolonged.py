@@ -1,7 +1,6 @@
 """prolonged_training: active for very long without graduating (info)."""
 from __future__ import annotations
 
-
 from ..envdata import EnvData
 from ..incidents import Incident
 from . import judged_window, register
@@ -10,7 +9,7 @@ WINDOWS = 10  # stagnation windows active without graduating
 RUN_SPAN_FACTOR = 2  # ... and at least this many times the median time the run's graduated envs took
 
 
-def _training_pace(env: EnvData) -> float | None:
+def _judged_pace(env: EnvData) -> float | None:
     """The steps between the points a stagnation window widens with: the training points, or the
     evals of an env that logs only evals (as stagnation judges it)."""
     if len(env.train) >= 2:
@@ -22,7 +21,7 @@ def _training_pace(env: EnvData) -> float | None:
           "widened to hold min_points points of the env's training logging, or of its evals when it logs only evals — and at least twice the median time the "
           "run's graduated envs took) without graduating")
 def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
-    window = judged_window(s["stagnation_window"], s["window_min_points"], _training_pace(env))
+    window = judged_window(s["stagnation_window"], s["window_min_points"], _judged_pace(env))
     limit = s["steps"] or int(WINDOWS * window)
     limit_eff = limit
     typical = env.cache.get("run_graduation_span")

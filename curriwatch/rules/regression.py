@@ -76,7 +76,14 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
     """Stretches (of `smoothing_window` or more points, outliers aside) where the level keeps less than
     regression_threshold of the gain. `dip`: the stretch lasted at most `dip_points` points and the
     next point is back in the held zone — performance_volatility reports it. A stretch where the env
-    switches between levels is left to performance_volatility by analyze (incidents.drop_explained)."""
+    switches between levels is left to performance_volatility by analyze (incidents.drop_explained).
+    Cached on the env: both rules read them."""
+    if "regression_spans" not in env.cache:
+        env.cache["regression_spans"] = _spans(env, s)
+    return env.cache["regression_spans"]
+
+
+def _spans(env: EnvData, s: dict) -> list[dict]:
     sig = regression_signal(env, s)
     if sig is None:
         return []
