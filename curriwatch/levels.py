@@ -22,6 +22,7 @@ SWITCH_CHANGES = 4  # alternating big changes between two levels that make switc
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
+TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
 
@@ -156,22 +157,50 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
 def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int, int, float, float, float]]:
     """Consecutive segments grouped into phases (first segment, last segment, level, z-level, its
     standard error): a new phase starts where the level moves by more than `merge_within` from the
-    current phase's level. Segments made only of outliers are skipped."""
+    current phase's level. Segments made only of outliers are skipped. Points caught mid-change join
+    a phase on either side (see _grouping_levels)."""
     idx = np.arange(len(seg)) if segments is None else np.asarray(segments)
     idx = idx[seg.count[idx] > 0]
     out = []
     if not len(idx):
         return out
     level, count, zl, wz = seg.level[idx], seg.count[idx].astype(np.float64), seg.zlevel[idx], 1.0 / seg.se[idx] ** 2
-    start, sc, sl = 0, count[0], level[0] * count[0]
+    group = _grouping_levels(level, count)
+    start, sc, sl, sg = 0, count[0], level[0] * count[0], group[0] * count[0]
     for j in range(1, len(idx)):
-        if abs(level[j] - sl / sc) > merge_within:
+        if abs(group[j] - sg / sc) > merge_within:
             out.append(_phase(idx, start, j, sl / sc, zl, wz))
-            start, sc, sl = j, 0.0, 0.0
+            start, sc, sl, sg = j, 0.0, 0.0, 0.0
         sc += count[j]
         sl += level[j] * count[j]
+        sg += group[j] * count[j]
     out.append(_phase(idx, start, len(idx), sl / sc, zl, wz))
     return out
+
+
+def _grouping_levels(level: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The level each segment is grouped by. Short segments (at most TRANSITION_POINTS points) between
+    two longer ones whose levels lie within the span of those two (widened by RETURN_TOLERANCE x
+    their gap) are points caught mid-change or overshooting it: they are grouped with the nearer of
+    the two. A short excursion away from both (a brief phase of switching) keeps its own level."""
+    group = level.copy()
+    short = count <= TRANSITION_POINTS
+    j = 1
+    while j < len(level) - 1:
+        if not short[j]:
+            j += 1
+            continue
+        b = j
+        while b + 1 < len(level) and short[b + 1]:
+            b += 1
+        if b + 1 < len(level):  # a run j..b of short segments between two longer ones
+            p, n = level[j - 1], level[b + 1]
+            tol = RETURN_TOLERANCE * abs(p - n)
+            inside = (level[j: b + 1] >= min(p, n) - tol) & (level[j: b + 1] <= max(p, n) + tol)
+            nearer = np.where(np.abs(level[j: b + 1] - p) <= np.abs(level[j: b + 1] - n), p, n)
+            group[j: b + 1] = np.where(inside, nearer, level[j: b + 1])
+        j = b + 1
+    return group
 
 
 def _phase(idx, a: int, b: int, level: float, zl, wz) -> tuple[int, int, float, float, float]:

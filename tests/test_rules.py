@@ -215,6 +215,10 @@ SHAPES = [
     Case("lifelong switching beside binomial noise",
          {"osc": E(train="(0.2~0.05x6 0.85~0.05x5 0.2~0.05x8 0.85~0.05x6)x12"), "noisy": E(train="0.5b32x300")},
          [("performance_volatility", "osc", "warning", 0, 60)], ("performance_volatility",)),
+    # evals caught midway through each change (or overshooting it) are part of the switching, not phases
+    Case("lifelong switching with points caught mid-change",
+         {"osc": E(eval="(0.85~0.02x10 0.5 0.2~0.02x10 0.0 0.2~0.02x2 0.45)x8"), "noisy": E(eval="0.5b32x200")},
+         [("performance_volatility", "osc", "warning", 0, 60)], ("performance_volatility", "graduated_regression")),
     Case("lifelong point-to-point swings, judged against the run's other envs",
          {"sw": E(train="(0.2~0.05 0.8~0.05)x150"), "calm": E(train="0.7b32x300"), "calm2": E(train="0.4b32x300")},
          [("performance_volatility", "sw", "warning", 0, 100)], ("performance_volatility",)),
@@ -276,6 +280,13 @@ def test_switching_is_reported_as_switching(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert incident.evidence["kind"] == "switching" and not incident.resolved
+
+
+def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
+    case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "switching" and incident.evidence["changes"] >= 12
 
 
 def test_graduation_is_judged_in_rollouts_when_the_log_carries_counts():
