@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .envdata import EnvData, Series
-from .segments import Noise, Segments, noise_model, segment
+from .segments import Noise, Segments, build_segments, noise_model, segment
 from .stats import median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
@@ -23,6 +23,7 @@ SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - st
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
+TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
 
@@ -179,27 +180,25 @@ def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int
 
 
 def _grouping_levels(level: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The level each segment is grouped by. Short segments (at most TRANSITION_POINTS points) between
-    two longer ones whose levels lie within the span of those two (widened by RETURN_TOLERANCE x
-    their gap) are points caught mid-change or overshooting it: they are grouped with the nearer of
-    the two. A short excursion away from both (a brief phase of switching) keeps its own level."""
+    """The level each segment is grouped by. Short segments (at most TRANSITION_POINTS points, together
+    at most twice that) between two longer ones whose levels lie within the span of those two (widened
+    by RETURN_TOLERANCE x their gap) are points caught mid-change or overshooting it: they are grouped
+    with the nearer of the two. A short excursion away from both (a brief phase of switching) keeps
+    its own level."""
     group = level.copy()
     short = count <= TRANSITION_POINTS
-    j = 1
-    while j < len(level) - 1:
-        if not short[j]:
-            j += 1
-            continue
-        b = j
-        while b + 1 < len(level) and short[b + 1]:
-            b += 1
-        if b + 1 < len(level):  # a run j..b of short segments between two longer ones
-            p, n = level[j - 1], level[b + 1]
-            tol = RETURN_TOLERANCE * abs(p - n)
-            inside = (level[j: b + 1] >= min(p, n) - tol) & (level[j: b + 1] <= max(p, n) + tol)
-            nearer = np.where(np.abs(level[j: b + 1] - p) <= np.abs(level[j: b + 1] - n), p, n)
-            group[j: b + 1] = np.where(inside, nearer, level[j: b + 1])
-        j = b + 1
+    if not short[1:-1].any():
+        return group
+    edges = np.diff(np.concatenate([[0], short.astype(np.int8), [0]]))
+    first, last = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    # runs first..last of short segments between two longer ones (a longer run is a ramp: a learning rise)
+    keep = (first > 0) & (last < len(level) - 1)
+    first, last = first[keep], last[keep]
+    single = first == last  # most runs are one segment: all at once
+    _group_between(group, level, first[single], level[first[single] - 1], level[first[single] + 1])
+    for j, b in zip(first[~single], last[~single]):
+        if count[j: b + 1].sum() <= 2 * TRANSITION_POINTS:
+            _group_between(group, level, np.arange(j, b + 1), level[j - 1], level[b + 1])
     return group
 
 
@@ -213,10 +212,26 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     changes that alternate in direction between phases that agree with their level. A
     change is big when it exceeds SWITCH_SHARE x `scale` (the env's learned range) and SWITCH_Z
     standard errors of the two levels. A learning curve (all up), a level shift or a regression
-    that recovers once (down, up) is not switching; one outlier is not a phase."""
+    that recovers once (down, up) is not switching; one outlier is not a phase.
+
+    Phases come from the series' segments and, where those miss it, from a two-level reading of the
+    series (see _two_level): binary segmentation cannot see short phases that alternate quickly
+    (no single cut of the whole stretch explains much), nor phases hidden by a noise estimate that the
+    switching itself inflated."""
     f = fit(env, split)
-    seg, steps = f.segments, f.series.steps
-    if len(seg) < SWITCH_CHANGES + 1 or not scale > 0 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
+    if not scale > 0 or len(f.series) < SWITCH_CHANGES + 1:
+        return []
+    episodes = _episodes_of(env, split, f.segments, f.series.steps, scale)
+    two = _two_level(f)
+    if two is not None:
+        for ep in _episodes_of(env, split, two, f.series.steps, scale):
+            if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in episodes):
+                episodes.append(ep)
+    return sorted(episodes, key=lambda e: e.first_step)
+
+
+def _episodes_of(env: EnvData, split: str, seg: Segments, steps: np.ndarray, scale: float) -> list[Episode]:
+    if len(seg) < SWITCH_CHANGES + 1 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
         return []  # alternating phases need the segment levels to turn that often (a staircase never does)
     seg_steps = steps[seg.bounds[:-1]]
     episodes = []
@@ -225,6 +240,93 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
         if len(chosen) >= SWITCH_CHANGES + 1:
             episodes += _switching_in(split, seg, steps, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
     return episodes
+
+
+def _two_level(f: Fit) -> Segments | None:
+    """The series read as two levels, when its points fall into two clusters (2-means on the noise
+    scale) at least TWO_LEVEL_SEPARATION within-cluster sds apart, that sd never taken below the
+    series' noise (a binomial model's own, before overdispersion; else its point-to-point noise), so
+    the lattice of a rate near 0 or 1, or noise clipped at a bound, is not two levels. Each point takes the
+    cluster it is clearly in (beyond a third of the gap from the other), else keeps the previous
+    one; one-point runs (a heavy-tailed noise point) join their neighbours; a run that is a ramp
+    (see _ramps) is left out. Segments of that path, weighted by the within-cluster sd; None when the
+    series is not two-level."""
+    z = f.noise.z
+    ok = ~f.segments.outlier
+    zz = z[ok]
+    if len(zz) < SWITCH_CHANGES + 1:
+        return None
+    n, total = len(zz), float(zz.sum())
+    mid, lo, hi = median(zz), 0.0, 0.0
+    for _ in range(10):  # 2-means from a split at the median
+        up = zz > mid
+        k = int(np.count_nonzero(up))
+        if k == 0 or k == n:
+            return None
+        top = float(zz[up].sum())
+        lo, hi = (total - top) / (n - k), top / k
+        if (lo + hi) / 2 == mid:
+            break
+        mid = (lo + hi) / 2
+    floor = f.noise.base_sigma if f.noise.kind == "binomial" else median(f.noise.sigma)
+    sd = max(float(np.sqrt(np.mean(np.where(up, zz - hi, zz - lo) ** 2))), floor)
+    if not hi - lo >= TWO_LEVEL_SEPARATION * sd:
+        return None
+    third = (hi - lo) / 3
+    state = np.where(z >= hi - third, 1, np.where(z <= lo + third, 0, -1))
+    state[~ok] = -1
+    state = _carried(state)
+    if np.count_nonzero(state[1:] != state[:-1]) < SWITCH_CHANGES:
+        return None  # a learning curve: one or two changes
+    state = _carried(np.where(_run_lengths(state) == 1, -1, state))
+    cuts = np.flatnonzero(np.diff(state) != 0) + 1
+    if len(cuts) < SWITCH_CHANGES:
+        return None
+    outlier = f.segments.outlier | _ramps(z, [0, *cuts.tolist(), len(z)], hi - lo, sd)
+    return build_segments(f.series.values, z, np.full(len(z), 1.0 / sd ** 2), outlier, cuts.tolist())
+
+
+def _ramps(z: np.ndarray, bounds: list[int], gap: float, sd: float) -> np.ndarray:
+    """Points of runs that climb or fall across RETURN_TOLERANCE x the gap (a significant trend,
+    SWITCH_Z standard errors): a learning rise is not a phase at a level, whatever cluster it ends
+    up in."""
+    out = np.zeros(len(z), bool)
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        m = b - a
+        if m < 4:
+            continue
+        x = np.arange(m) - (m - 1) / 2
+        sxx = float(np.dot(x, x))
+        slope = float(np.dot(x, z[a:b])) / sxx
+        if abs(slope) * (m - 1) > RETURN_TOLERANCE * gap and abs(slope) * np.sqrt(sxx) > SWITCH_Z * sd:
+            out[a:b] = True
+    return out
+
+
+def _carried(state: np.ndarray) -> np.ndarray:
+    """-1 entries take the previous defined state (the first defined one at the start)."""
+    defined = state >= 0
+    if not defined.any():
+        return np.zeros_like(state)
+    idx = np.maximum.accumulate(np.where(defined, np.arange(len(state)), 0))
+    out = state[idx]
+    out[: int(np.argmax(defined))] = state[int(np.argmax(defined))]
+    return out
+
+
+def _group_between(group: np.ndarray, level: np.ndarray, idx: np.ndarray, p, n) -> None:
+    """Segments `idx`, between levels p and n, take the nearer of the two when within their span."""
+    run = level[idx]
+    tol = RETURN_TOLERANCE * np.abs(p - n)
+    inside = (run >= np.minimum(p, n) - tol) & (run <= np.maximum(p, n) + tol)
+    group[idx] = np.where(inside, np.where(np.abs(run - p) <= np.abs(run - n), p, n), run)
+
+
+def _run_lengths(state: np.ndarray) -> np.ndarray:
+    """Per point, the length of the run of equal states it belongs to."""
+    starts = np.flatnonzero(np.concatenate([[True], state[1:] != state[:-1]]))
+    lengths = np.diff(np.concatenate([starts, [len(state)]]))
+    return np.repeat(lengths, lengths)
 
 
 def _turns(levels: np.ndarray) -> int:

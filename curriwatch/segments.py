@@ -51,6 +51,7 @@ class Noise:
     z: np.ndarray
     sigma: np.ndarray
     trials: float | None = None
+    base_sigma: float = 0.0  # binomial: the model's sd before any overdispersion widened it
 
     def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
         """The point noise sd in the series' own units at a level (oriented values): the binomial
@@ -137,12 +138,13 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if trials is not None:
         z = sign * np.arcsin(np.sqrt(np.clip(raw, 0.0, 1.0)))
         sigma = 0.5 / np.sqrt(trials)
+        base = median(sigma)
         own = robust_sd(np.diff(z)) if n >= 8 else 0.0
-        spread = own / median(sigma) if own > 0 else 1.0
+        spread = own / base if own > 0 else 1.0
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, median(trials))
+        return Noise("binomial", z, sigma, median(trials), base)
     z = values.astype(np.float64)
     d = np.diff(z)
     if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series
@@ -271,7 +273,7 @@ def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: floa
     if segment_kernels.AVAILABLE and not _NUMPY_PATH and (_calls > NUMPY_FIRST or len(values) >= LONG_SERIES):
         cuts, outlier = segment_kernels.kernel()(noise.z.astype(np.float64), w.astype(np.float64), float(penalty),
                                                  MAX_SEGMENTS, OUTLIER_POINTS, OUTLIER_ROUNDS)
-        return _build(values, noise.z, w, outlier, cuts.tolist(), rho)
+        return build_segments(values, noise.z, w, outlier, cuts.tolist(), rho)
     outlier = np.zeros(len(values), bool)
     cuts = _binseg(noise.z, w, outlier, penalty)
     # outliers: short segments standing alone between two longer ones that agree with each other
@@ -281,7 +283,7 @@ def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: floa
             break
         outlier |= found
         cuts = _binseg(noise.z, w, outlier, penalty)
-    return _build(values, noise.z, w, outlier, cuts, rho)
+    return build_segments(values, noise.z, w, outlier, cuts, rho)
 
 
 def _binseg(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, penalty: float) -> list[int]:
@@ -348,8 +350,9 @@ def _outliers(z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int]
     return found
 
 
-def _build(values: np.ndarray, z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int],
-           rho: float = 0.0) -> Segments:
+def build_segments(values: np.ndarray, z: np.ndarray, w: np.ndarray, outlier: np.ndarray, cuts: list[int],
+                   rho: float = 0.0) -> Segments:
+    """Segments of `values` cut at `cuts` (levels, noise-scale levels and their standard errors, outliers left out)."""
     bounds = np.array([0, *cuts, len(values)], dtype=np.int64)
     keep = ~outlier
     wk = np.where(keep, w, 0.0)

@@ -222,6 +222,15 @@ SHAPES = [
     Case("lifelong point-to-point swings, judged against the run's other envs",
          {"sw": E(train="(0.2~0.05 0.8~0.05)x150"), "calm": E(train="0.7b32x300"), "calm2": E(train="0.4b32x300")},
          [("performance_volatility", "sw", "warning", 0, 100)], ("performance_volatility",)),
+    # phases of 4-7 evals of 8 trials each: the switching inflates the noise estimate (n reads as ~2.5)
+    # and no single cut of the whole stretch explains much, yet the two levels are plain
+    Case("lifelong switching in short phases of binomial-8 evals",
+         {"osc": E(eval="(0.2b8x5 0.85b8x6 0.2b8x7 0.85b8x4)x5", eval_every=10),
+          "calm": E(eval="0.1+0.05x16 0.9b8x94", eval_every=10)},
+         [("performance_volatility", "osc", "warning", 0, 60)], ("performance_volatility",)),
+    Case("binomial-8 evals near a bound are not two levels",
+         {"hi": E(eval="0.1+0.05x16 0.9b8x184", eval_every=10), "lo": E(eval="0.08b8x200", eval_every=10)},
+         [], ("performance_volatility",)),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",
