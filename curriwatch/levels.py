@@ -221,21 +221,24 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     f = fit(env, split)
     if not scale > 0 or len(f.series) < SWITCH_CHANGES + 1:
         return []
-    episodes = _episodes_of(env, split, f.segments, f.series.steps, scale)
+    spans = judged_spans(env)
+    episodes = _episodes_of(split, f.segments, f.series.steps, scale, spans)
     two = _two_level(f)
     if two is not None:
-        for ep in _episodes_of(env, split, two, f.series.steps, scale):
+        for ep in _episodes_of(split, two, f.series.steps, scale, spans):
             if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in episodes):
                 episodes.append(ep)
     return sorted(episodes, key=lambda e: e.first_step)
 
 
-def _episodes_of(env: EnvData, split: str, seg: Segments, steps: np.ndarray, scale: float) -> list[Episode]:
+def _episodes_of(split: str, seg: Segments, steps: np.ndarray, scale: float,
+                 spans: list[tuple[float, float]]) -> list[Episode]:
+    """The switching episodes among `seg`'s segments, judged within each of `spans`."""
     if len(seg) < SWITCH_CHANGES + 1 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
         return []  # alternating phases need the segment levels to turn that often (a staircase never does)
     seg_steps = steps[seg.bounds[:-1]]
     episodes = []
-    for lo, hi in judged_spans(env):
+    for lo, hi in spans:
         chosen = np.flatnonzero((seg_steps >= lo) & (seg_steps < hi))
         if len(chosen) >= SWITCH_CHANGES + 1:
             episodes += _switching_in(split, seg, steps, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
