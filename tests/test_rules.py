@@ -240,6 +240,17 @@ SHAPES = [
     # its last level; the staircase its segments make of the climb is no stall
     Case("a steady climber is not graduated at its last level", {"a": E(train="-0.7+0.003~0.03x300", train_every=5)},
          [("prolonged_training", "a", "info", 1000, 0)], ("prolonged_training", "training_stagnation")),
+    # a slow climb whose window-long stretches rise too little to tell from the noise keeps the pace it
+    # rose at: no stall at the end of the run (a stall is a pace significantly below the rise's)
+    Case("a slow climb in heavy noise keeps its pace",
+         {"slow": E(train="-45+0.16~5x300"), "fast": E(train="-45+4x20 45~5x280")},
+         [], ("training_stagnation",), seed=1),
+    # a trainer that logs its states keeps both envs active on flat tops for 15 windows: its threshold is
+    # not met there, so both stalled, though each is at the top the run's envs reach
+    Case("flat for 15 windows while the trainer keeps it active",
+         {"a": E(state="1x40", train="-50+2x20 -10~0.5x180"), "b": E(state="1x40", train="-50+2.2x20 -6~0.5x180")},
+         [("training_stagnation", "a", "warning", 200, 100), ("training_stagnation", "b", "warning", 200, 100)],
+         ("training_stagnation",)),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",

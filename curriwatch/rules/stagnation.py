@@ -17,6 +17,9 @@ HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
 RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
 LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretch's own residuals' + this
+TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
+                       # its threshold is not met there, so the top is a stall too
+SLOWDOWN_SE = 2.0  # after a rise, a stall is a pace significantly (this many standard errors) below the rise's
 
 
 @register("training_stagnation", "an active env makes no progress for stagnation_window steps: no rise of "
@@ -30,22 +33,25 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
     scale = env_scale(env)
     if scale is None:
         return out
+    graduated = any(iv.state == "graduated" for iv in env.timeline)
     for k, iv in enumerate(env.timeline):
         if iv.state != "active":
             continue
         last = k + 1 == len(env.timeline)
         lo = int(np.searchsorted(f.series.steps, iv.start_step, "left"))
         hi = int(np.searchsorted(f.series.steps, iv.end_step, "right" if last else "left"))
-        # a trainer that logs its states and never graduated the env says its own top was not enough:
-        # without the siblings' scale to tell, a stall there is a stall
-        judge_top = not (env.explicit_states and last and env.cache.get("reference") is None)
-        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, judge_top=judge_top)
+        # a trainer that logs its states and never graduated the env says its top was not enough: a
+        # long stall there is a stall, whatever the siblings reached
+        top_windows = TOP_STALL_WINDOWS if env.explicit_states and last and not graduated else None
+        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, top_windows=top_windows)
     return out
 
 
 def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float], s: dict,
-                   resolved_after: bool, judge_top: bool = True) -> list[Incident]:
-    """Stagnant stretches among points lo..hi-1 of the learning series (one active interval)."""
+                   resolved_after: bool, top_windows: float | None = None) -> list[Incident]:
+    """Stagnant stretches among points lo..hi-1 of the learning series (one active interval). A flat
+    stretch at the top (above STALL_SHARE of the range) is an env waiting to graduate, unless
+    `top_windows` is set and it lasted that many windows."""
     steps, y, seg = f.series.steps, f.series.values, f.segments
     if hi - lo < s["min_points"]:
         return []
@@ -63,7 +69,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     raw = y * env.sign
     if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
         top = max(top, 1.0)  # a rate could reach 1: a stall at 0.6 is no wait for graduation
-    stall_line = start + STALL_SHARE * (top - start) if judge_top or top >= 1.0 else np.inf
+    stall_line = start + STALL_SHARE * (top - start)
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a < s["min_points"]:
@@ -74,7 +80,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         back = max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)]))  # the onset may reach into the segment before
         if steps[b - 1] - steps[back] < need:
             continue
-        if float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
+        if top_windows is None and float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
             continue
         # where the flat stretch began: the break of a rise-then-flat fit
         fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
@@ -83,10 +89,13 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         span = steps[b - 1] - steps[onset]
         if span < need or b - onset < s["min_points"]:
             continue
-        if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line:
+        if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line and \
+                (top_windows is None or span < top_windows * window):
             continue  # at the top: waiting to graduate (prolonged_training reports an env that never does)
         if _rising(f, onset, b, min_rise):
             continue
+        if a > lo and not _slowed(f, fit_from, onset, b):
+            continue  # a slow steady climb whose window-long stretches rise too little to tell: no stall
         lastp = int(steps[b - 1])
         resolved = b < hi or resolved_after
         mean = float(np.mean(y[onset:b]))
@@ -134,20 +143,46 @@ def _rising(f, a: int, b: int, min_rise: float) -> bool:
     The noise is the series' point noise, widened by its autocorrelation; but no more than the
     stretch's own residuals about its line show (plus LOCAL_RHO_MARGIN): a steady climb cut into a
     staircase leaves residuals that look like a slow wander to the whole-series estimate."""
+    fitted = _slope(f, a, b, min_points=2)
+    if fitted is None:
+        return False
+    slope, se = fitted
+    t = slope / se if se > 0 else np.inf * np.sign(slope)
+    x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
+    xm = x - x.mean()
+    yv = f.series.values[a:b]
+    raw_slope = float(np.dot(xm, yv - yv.mean())) / float(np.dot(xm, xm))
+    return bool(t > RISE_T and raw_slope * x[-1] > RISE_SHARE * min_rise)
+
+
+def _slope(f, a: int, b: int, min_points: int = 4) -> tuple[float, float] | None:
+    """Least-squares slope of points a..b-1 on the noise scale and its standard error: the point
+    noise widened by its autocorrelation, but no more than the stretch's own residuals about its
+    line show (plus LOCAL_RHO_MARGIN); None with fewer than min_points points."""
+    if b - a < min_points:
+        return None
     x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
     z = f.noise.z[a:b]
     xm = x - x.mean()
     sxx = float(np.dot(xm, xm))
     if not sxx > 0:
-        return False
+        return None
     slope = float(np.dot(xm, z - z.mean())) / sxx
     res = z - z.mean() - slope * xm
     rho = min(f.segments.rho, max(_lag1(res), 0.0) + LOCAL_RHO_MARGIN)
     sigma = median(f.noise.sigma[a:b]) * np.sqrt((1 + rho) / (1 - rho) ** 2)
-    t = slope / (sigma / np.sqrt(sxx)) if sigma > 0 else np.inf * np.sign(slope)
-    yv = f.series.values[a:b]
-    raw_slope = float(np.dot(xm, yv - yv.mean())) / sxx
-    return bool(t > RISE_T and raw_slope * x[-1] > RISE_SHARE * min_rise)
+    return slope, sigma / np.sqrt(sxx)
+
+
+def _slowed(f, a: int, onset: int, b: int) -> bool:
+    """Whether the pace over onset..b-1 is significantly below the pace the env rose at over a..onset-1
+    (the stretch the rise-then-flat fit looked back on). A steady climb whose windows each rise too little
+    to be told from noise has not stalled: its pace did not change. Undecidable (too few points
+    before): a stall."""
+    before, after = _slope(f, a, onset), _slope(f, onset, b)
+    if before is None or after is None:
+        return True
+    return before[0] - after[0] > SLOWDOWN_SE * float(np.hypot(before[1], after[1]))
 
 
 def _lag1(r: np.ndarray) -> float:
