@@ -28,7 +28,7 @@ STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
-MIN_GAIN_NOISE = 4.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
+MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
 
 
 def units_of(steps: np.ndarray, counts: np.ndarray | None) -> np.ndarray:

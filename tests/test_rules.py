@@ -231,6 +231,9 @@ SHAPES = [
     Case("binomial-8 evals near a bound are not two levels",
          {"hi": E(eval="0.1+0.05x16 0.9b8x184", eval_every=10), "lo": E(eval="0.08b8x200", eval_every=10)},
          [], ("performance_volatility",)),
+    # a swing window reaching back into the rise holds the larger binomial noise of rates nearer 0.5
+    Case("a binomial-8 rise is not swings", {"a": E(train="0.05b8x10 0.05+0.02b8x45 0.96b8x400")},
+         [], ("performance_volatility",), seed=6),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",
@@ -251,6 +254,11 @@ SHAPES = [
          {"a": E(state="1x40", train="-50+2x20 -10~0.5x180"), "b": E(state="1x40", train="-50+2.2x20 -6~0.5x180")},
          [("training_stagnation", "a", "warning", 200, 100), ("training_stagnation", "b", "warning", 200, 100)],
          ("training_stagnation",)),
+    # an error rate of 4 trials: near 0 its lattice steps are coarse, yet 0.6 -> 0.03 is learning, and the
+    # climb back to 0.5 a critical regression (lower is better by the metric's name)
+    Case("an error rate of 4 trials learns, then regresses", {"a": E(train="0.6b4x26 0.03b4x300 0.5b4x100")},
+         [("graduated_regression", "a", "critical", 3260, 50)], ("graduated_regression", "prolonged_training"),
+         {"performance_metric": "error"}, seed=1, metric="error"),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",

@@ -77,6 +77,27 @@ def test_overdispersed_rates_take_their_own_spread():
     assert len(segment(noise, v)) == 1
 
 
+def test_arcsine_sd_is_exact_for_few_trials():
+    rng = np.random.default_rng(11)
+    for n, p in ((8, 0.94), (8, 0.5), (4, 0.2), (64, 0.97)):
+        z = np.arcsin(np.sqrt(rng.binomial(n, p, 200_000) / n))
+        assert segments.arcsine_sd(np.array([p]), np.array([n]))[0] == pytest.approx(z.std(), rel=0.02), (n, p)
+
+
+@pytest.mark.parametrize("notation", ["0.94b8x600", "0.97b4x600", "0.9b16x600"])
+def test_few_trials_near_a_bound_are_not_overdispersed(notation):
+    # the lattice's coarse steps near 1 make a MAD of changes read ~2x the model: the exact model does not
+    v = np.array(expand(notation, seed=3))
+    noise = noise_model(v)
+    assert noise.kind == "binomial" and noise.trials == lattice_trials(v)
+
+
+def test_switching_rates_are_not_overdispersed():
+    # a switch of level every 3 points is a third of all changes: the robust spread is not fooled by it
+    v = np.array(expand("(0.2b32x3 0.85b32x3)x60", seed=3))
+    assert noise_model(v).trials == 32
+
+
 def test_autocorrelated_noise_is_not_a_staircase():
     rng = np.random.default_rng(8)
     e = np.zeros(3000)

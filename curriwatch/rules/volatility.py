@@ -162,7 +162,7 @@ def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndar
     ref = env.cache.get("noise_reference") or {}
     shared = env.cache.get("reference") is not None
     if f.noise.kind == "binomial":  # its own trials are known: the siblings' do not apply
-        return np.asarray(f.noise.raw_sd(level), dtype=np.float64)
+        return _over_window(np.asarray(f.noise.raw_sd(level), dtype=np.float64), window)
     quiet = _quiet_nearby(spread, window)
     raw = f.series.values * env.sign
     if not _alternates(f.series.values):
@@ -173,6 +173,16 @@ def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndar
     if shared and ref.get("sd"):
         quiet = np.minimum(quiet, ref["sd"])
     return quiet
+
+
+def _over_window(sd: np.ndarray, window: int) -> np.ndarray:
+    """Per point, the noise sd over the window its spread is measured on (the root mean variance of
+    its last `window` points): a window that reaches back into a rise holds the larger noise of
+    rates nearer 0.5, not only the point's own level's."""
+    c = np.concatenate([[0.0], np.cumsum(sd * sd)])
+    idx = np.arange(1, len(sd) + 1)
+    lo = np.maximum(idx - window, 0)
+    return np.sqrt((c[idx] - c[lo]) / (idx - lo))
 
 
 def _alternates(values: np.ndarray) -> bool:
