@@ -60,6 +60,14 @@ CASES = [
     Case("a dip of 4 evals that recovers is volatility", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                                  eval=f"{RISE} 0.95~0.02x20 0.3x4 0.95~0.02x30")},
          [("performance_volatility", "a", "warning", 2000, 50)], ("graduated_regression", "performance_volatility")),
+    # sparse evals catch a burst as bad evals between good ones: each stretch is too short to be a level of
+    # its own (an outlier), but they keep coming back
+    Case("low evals that keep coming back are a burst", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                            eval=f"{RISE} 0.95~0.02x20 0.4x2 0.95~0.02x3 0.35 0.95~0.02x34")},
+         [("performance_volatility", "a", "warning", 2000, 50)], ("performance_volatility", "graduated_regression")),
+    Case("two bad evals far apart are outliers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
+                                                     eval=f"{RISE} 0.95~0.02x20 0.4 0.95~0.02x20 0.35 0.95~0.02x18")},
+         [], ("performance_volatility", "graduated_regression")),
     Case("a fall that lasts is a regression, not a dip", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                                  eval=f"{RISE} 0.95~0.02x20 0.3~0.02x30")},
          [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),

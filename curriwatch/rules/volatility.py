@@ -17,6 +17,8 @@ QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of it
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
 ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
 TRIM_KEEP = 0.8
+BURST_POINTS = 3  # low outliers after graduation: this many points in all ...
+BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_points of the last, are a burst
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
 SQRT2 = np.sqrt(2.0)
 
@@ -72,11 +74,36 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     if sig is None:
         return []
     steps, level, ratio = sig["steps"], sig["level"], sig["ratio"]
-    return [{"kind": "dip", "split": sig["series"], "first_step": int(steps[sp["first"]]),
-             "last_step": int(steps[sp["last"]]), "points": sp["last"] - sp["first"] + 1,
-             "low": float(level[sp["lowest"]]), "share": float(ratio[sp["lowest"]]),
-             "back": float(level[sp["back"]]), "series_last_step": int(steps[-1]), "weight": 0}
-            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
+    out = [{"kind": "dip", "split": sig["series"], "first_step": int(steps[sp["first"]]),
+            "last_step": int(steps[sp["last"]]), "points": sp["last"] - sp["first"] + 1,
+            "low": float(level[sp["lowest"]]), "share": float(ratio[sp["lowest"]]),
+            "back": float(level[sp["back"]]), "series_last_step": int(steps[-1]), "weight": 0}
+           for sp in regression_spans(env, s["regression"]) if sp["dip"]]
+    return out + _outlier_bursts(sig, s)
+
+
+def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
+    """Low outliers that come back again and again: after graduation, points the segmentation set apart
+    as outliers (too short to be a level of their own) below the regression line, in at least
+    BURST_STRETCHES separate stretches each within `dip_points` points of the last, and at least
+    BURST_POINTS points in all. Sparse evals catch a burst of instability as a few bad evals between good
+    ones; one bad eval, or two, is an outlier."""
+    steps, raw = sig["steps"], sig["raw"]
+    low = np.flatnonzero(sig["outlier"] & sig["after"] & (raw < s["regression"]["regression_threshold"]))
+    if len(low) < BURST_POINTS or not s["dip_points"]:
+        return []
+    out = []
+    for g in np.split(low, np.flatnonzero(np.diff(low) > s["dip_points"]) + 1):
+        stretches = 1 + int(np.sum(np.diff(g) > 1))
+        if len(g) < BURST_POINTS or stretches < BURST_STRETCHES:
+            continue
+        lowest = int(g[np.argmin(raw[g])])
+        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[g[0]]),
+                    "last_step": int(steps[g[-1]]), "points": len(g),
+                    "low": float(sig["start"] + raw[lowest] * sig["gain"]), "share": float(raw[lowest]),
+                    "back": float(sig["level"][min(int(g[-1]) + 1, len(steps) - 1)]),
+                    "series_last_step": int(steps[-1]), "weight": 0})
+    return out
 
 
 def _switching_event(ep) -> dict:
