@@ -242,6 +242,10 @@ SHAPES = [
     # a swing window reaching back into the rise holds the larger binomial noise of rates nearer 0.5
     Case("a binomial-8 rise is not swings", {"a": E(train="0.05b8x10 0.05+0.02b8x45 0.96b8x400")},
          [], ("performance_volatility",), seed=6),
+    # a burst longer than the calm stretches the noise is taken from (5 windows either side) is one burst:
+    # its middle is not judged against its own swings
+    Case("a long burst is one incident", {"a": E(train="0.1+0.04x20 0.9~0.02x800 (0.35~0.05 0.9~0.05)x250 0.9~0.02x600")},
+         [("performance_volatility", "a", "warning", 8200, 50)], ("performance_volatility", "graduated_regression"), seed=1),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",

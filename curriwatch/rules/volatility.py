@@ -15,6 +15,7 @@ from .regression import regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
+TYPICAL_CAP = 3.0  # ... but never above this x the median window's spread of the whole series
 ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
 TRIM_KEEP = 0.8
 BURST_POINTS = 3  # low outliers after graduation: this many points in all ...
@@ -225,7 +226,8 @@ def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
     """Per point, the spread of the calmer stretches around it: blocks of `window` points, each
     summarised by its median spread, then the quieter quarter of those of the NEARBY_BLOCKS blocks on
     each side. Noise that grows with the level changes slowly and is matched nearby; a burst is compared
-    with the calm before and after it."""
+    with the calm before and after it, and a burst longer than that neighbourhood with TYPICAL_CAP x the
+    series' median window."""
     n = len(spread)
     nb = (n + window - 1) // window
     padded = np.full(nb * window, np.nan)
@@ -235,6 +237,9 @@ def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
     ref = _row_quantile(np.lib.stride_tricks.sliding_window_view(padded_q, 2 * NEARBY_BLOCKS + 1), QUIET_QUANTILE)
     finite = np.isfinite(ref)
     ref = np.where(finite, ref, np.min(ref[finite]) if finite.any() else 0.0)
+    typical = q[np.isfinite(q)]
+    if len(typical):  # a long burst is most of its own neighbourhood: never above a few x the series' typical block
+        ref = np.minimum(ref, TYPICAL_CAP * float(np.median(typical)))
     return np.repeat(ref, window)[:n]
 
 
