@@ -13,6 +13,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -62,7 +63,7 @@ def imap_runs(func: Callable, items: Sequence, *extra, names: Sequence[str] | No
     big_enough = sizes is None or sum(sizes) >= MIN_BYTES
     if _EXECUTOR and items:
         yield from _pooled(func, items, extra, names, progress, _EXECUTOR[-1], 4)
-    elif n > 1 and len(items) >= MIN_ITEMS and big_enough and _picklable(func, extra):
+    elif n > 1 and len(items) >= MIN_ITEMS and big_enough and _picklable(func, extra) and _main_importable():
         n = min(n, len(items))
         with ProcessPoolExecutor(max_workers=n, mp_context=_context()) as pool:
             yield from _pooled(func, items, extra, names, progress, pool, n)
@@ -90,6 +91,17 @@ def _picklable(func, extra) -> bool:
         return True
     except Exception:  # noqa: BLE001 - anything unpicklable (locks, lambdas, C objects) runs serially
         return False
+
+
+def _main_importable() -> bool:
+    """Whether worker processes can start: they import the caller's main script again from its path,
+    which a script read from standard input (`python - < script.py`, `__file__` '<stdin>') does not
+    have. Then the work runs in this process."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return True  # `python -m module`: imported by name
+    path = getattr(main, "__file__", None)
+    return path is None or os.path.exists(path)
 
 
 def _call(func, chunk, extra):

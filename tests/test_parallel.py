@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -150,3 +152,12 @@ def test_dask_local_cluster_runs_the_per_run_analysis(grouped_sweep, monkeypatch
             m.setattr(parallel, "_serial", None)
             on_dask = _rendered(scan(grouped_sweep))
     assert on_dask == serial
+
+
+def test_a_script_read_from_stdin_runs_serially_instead_of_crashing():
+    # workers import the caller's main script again from its path: '<stdin>' has none (BrokenProcessPool)
+    script = ("import math\nfrom curriwatch.parallel import imap_runs\n"
+              "print(list(imap_runs(math.sqrt, [1, 4, 9, 16], max_workers=2)))\n")
+    out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[1.0, 2.0, 3.0, 4.0]"
