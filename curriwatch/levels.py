@@ -17,6 +17,7 @@ SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for thi
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
 SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
 SHARED_TOP_ENVS = 0.4  # ... at least this share of them
+RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 SHARED_START_SPREAD = 0.15  # ... or when they all start from one level, within this x the run's learned range
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
@@ -73,8 +74,32 @@ def start_level(f: Fit, before: int | None = None) -> float | None:
     end = len(f.series) if before is None else max(before, 1)
     ok = (seg.bounds[:-1] < end) & (seg.count >= 1)
     if ok.any():
-        return float(np.min(seg.level[ok]))
+        j = int(np.flatnonzero(ok)[np.argmin(seg.level[ok])])
+        return min(float(seg.level[j]), _ramp_start(f, j)) if j == 0 else float(seg.level[j])
     return median(f.series.values[: min(3, end)])
+
+
+def _ramp_start(f: Fit, j: int) -> float:
+    """Where segment j began when it is a ramp (a rise within it RAMP_T standard errors from flat, as
+    a rise that starts at once and is cut into a staircase makes its first step): its fitted line at
+    its first point; else its level. The mean of a ramp is well above where the env began."""
+    seg = f.segments
+    a, b = int(seg.bounds[j]), int(seg.bounds[j + 1])
+    keep = ~seg.outlier[a:b]
+    if keep.sum() < 4:
+        return float(seg.level[j])
+    x = f.series.steps[a:b][keep].astype(np.float64)
+    z, y = f.noise.z[a:b][keep], f.series.values[a:b][keep]
+    xm = x - x.mean()
+    sxx = float(np.dot(xm, xm))
+    sigma = median(f.noise.sigma[a:b]) * np.sqrt(seg.inflation)
+    if not sxx > 0 or not sigma > 0:
+        return float(seg.level[j])
+    t = float(np.dot(xm, z - z.mean())) / sxx / (sigma / np.sqrt(sxx))
+    if t <= RAMP_T:
+        return float(seg.level[j])
+    slope = float(np.dot(xm, y - y.mean())) / sxx
+    return float(y.mean() + slope * xm[0])
 
 
 def top_level(f: Fit) -> float | None:

@@ -106,3 +106,23 @@ def test_autocorrelated_noise_is_not_a_staircase():
     v = 0.7 + e
     plain = segment(noise_model(v), v)
     assert plain.inflation > 5 and len(plain) <= 4
+
+
+def test_an_env_that_rises_at_once_began_at_the_foot_of_its_ramp():
+    # dcd-like eval returns: the first segment binary segmentation makes of a rise that starts at once is
+    # a ramp; its mean (~-150) is far above where the env began (~-186), which hid the start the run's
+    # lessons share
+    from curriwatch.envdata import Series
+    from curriwatch.levels import Fit, start_level
+
+    rng = np.random.default_rng(4)
+    x = np.arange(100)
+    v = np.where(x < 8, -186 + 7 * x, np.where(x < 40, -130 + 2.5 * (x - 8), -50.0)) + rng.normal(0, 8, 100)
+    noise = noise_model(v)
+    seg = segment(noise, v)
+    fit = Fit(Series(x * 50, v), noise, seg)
+    assert seg.bounds[1] >= 4  # the first segment is a ramp of several points
+    assert abs(start_level(fit) - (-186)) < 12 < abs(float(seg.level[0]) - (-186))
+    flat = np.where(x < 20, -186.0, -50.0) + rng.normal(0, 4, 100)  # a start that was held: its level
+    f2 = Fit(Series(x * 50, flat), noise_model(flat), segment(noise_model(flat), flat))
+    assert start_level(f2) == pytest.approx(float(f2.segments.level[0]))
