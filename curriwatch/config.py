@@ -90,7 +90,7 @@ SPEC: dict = {
             "window": _int(30, "points over which point-to-point swings are measured", 3),
             "threshold": _num(0.15, "a change of level, or a swing, this share of the env's learned range counts", 0),
             "min_points": _int(10, "fewest firing points that make swings sustained", 3),
-            "noise_factor": _num(3.0, "swings must exceed this x the noise the series should have", 1),
+            "noise_factor": _num(2.0, "swings must exceed this x the noise the series should have", 1),
             "dip_points": _int(10, "a graduated env's fall that recovers to its held level within this many points is "
                                "a dip (volatility), not a graduated_regression; 0: never", 0),
         },

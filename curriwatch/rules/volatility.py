@@ -15,6 +15,8 @@ from .regression import regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
+QUIET_BIAS = 1.5  # the quieter quarter of nearby windows understates the noise (heavy-tailed or clipped
+                  # noise spreads its windows more than gaussian noise): the calm reference is this x it
 TYPICAL_CAP = 3.0  # ... but never above this x the median window's spread of the whole series
 ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
 TRIM_KEEP = 0.8
@@ -240,7 +242,7 @@ def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
     typical = q[np.isfinite(q)]
     if len(typical):  # a long burst is most of its own neighbourhood: never above a few x the series' typical block
         ref = np.minimum(ref, TYPICAL_CAP * float(np.median(typical)))
-    return np.repeat(ref, window)[:n]
+    return np.repeat(QUIET_BIAS * ref, window)[:n]
 
 
 def _row_quantile(a: np.ndarray, q: float) -> np.ndarray:
