@@ -109,10 +109,15 @@ def top_level(f: Fit) -> float | None:
     seg = f.segments
     if len(seg) == 0:
         return None
-    level = seg.fit()[~seg.outlier]
+    return sustained_max(seg.fit()[~seg.outlier], SUSTAINED_POINTS)
+
+
+def sustained_max(level: np.ndarray, k: int) -> float | None:
+    """The highest value kept for k points in a row (fewer when fewer are given): the max over every
+    k consecutive points of their min. None for no points."""
     if not len(level):
         return None
-    k = min(SUSTAINED_POINTS, len(level))
+    k = min(k, len(level))
     kept = level[: len(level) - k + 1].copy()
     for shift in range(1, k):  # the lowest of each k points in a row
         np.minimum(kept, level[shift: len(level) - k + 1 + shift], out=kept)

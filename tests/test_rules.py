@@ -3,9 +3,12 @@ tensorboardX, loaded and analysed; expected incidents are (type, env, severity, 
 and an empty list means the rules named must not fire."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import curriwatch
 from series import Case, EnvSeries as E, check, run_case
+from writers import write_tb
 
 RISE = "0.1+0.045x20"  # 20 evals (0..950) from 0.1 to ~0.95
 GRADUATED_AT_1000 = "1x20 2x60"  # state every 50: active 0..950, graduated 1000..3950
@@ -354,3 +357,18 @@ def test_graduation_is_judged_in_rollouts_when_the_log_carries_counts():
     counted = curriwatch.analyze(frame(1)).runs[0].environments[0].graduation_step
     assert plain is not None and counted is not None
     assert 700 <= plain < 1200 and counted >= plain + 350  # 500 steps of plateau against 8 points (80 steps)
+
+
+def test_a_noiseless_curve_that_falls_after_graduating_is_a_regression(tmp_path):
+    # no noise at all: the segmentation cuts the smooth rise into one-point segments, and the held level
+    # is where the curve stayed (5 points in a row), not the one long segment it fell to
+    steps = np.arange(0, 3000, 10)
+    curve = 0.05 + 0.9 * (1 - np.exp(-steps / 200))
+    curve[steps >= 2000] = 0.5
+    healthy = 0.05 + 0.9 * (1 - np.exp(-steps / 300))
+    case = Case("noiseless", {}, [("graduated_regression", "a", "critical", 2000, 0)], ("graduated_regression",))
+    write_tb(tmp_path / "run", {"train/a/reward": list(zip(steps.tolist(), curve.tolist())),
+                                "train/b/reward": list(zip(steps.tolist(), healthy.tolist()))})
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    check(case, [w for w in run.warnings if w.type in case.rules])
+    assert {e.env_id: e.health_status for e in run.environments} == {"a": "critical", "b": "healthy"}

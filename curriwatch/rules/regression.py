@@ -5,7 +5,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import fit, start_level
+from ..levels import fit, start_level, sustained_max
 from ..stats import median
 from . import register
 
@@ -18,8 +18,8 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     Judged on eval where the env has eval points after graduation, else on train. Values are oriented
     (higher is better). The start is the lowest level the series held before graduation (its
     segments of 2+ points; the learning series' when this one has too few points there); the held
-    level is the highest level a segment of `baseline_window` or more points held from graduation on — the
-    level the env held once graduated, wherever graduation was inferred. gain = held - start; a
+    level is the highest level the segments kept for `baseline_window` points in a row from graduation on
+    — the level the env held once graduated, wherever graduation was inferred. gain = held - start; a
     point keeps (level - start) / gain of it, its level being its segment's. Points count from the
     first time the env was in its held zone (halfway from the warning line to the held level) at or
     after graduation, so a graduation inferred on the rising edge is not a regression. Without a
@@ -38,11 +38,9 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     gi = int(np.searchsorted(perf.steps, g, "left"))
     if gi >= len(perf):
         return None
-    ends = seg.bounds[1:]
-    after = (ends > gi) & (seg.count >= min(s["baseline_window"], max(1, int(seg.count[ends > gi].max()))))
-    if not after.any():
+    held = held_level(seg, gi, s["baseline_window"])
+    if held is None:
         return None
-    held = float(np.max(seg.level[after]))
     if gi >= 2:
         start = start_level(f, gi)
     else:
@@ -70,6 +68,14 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     }
     env.cache["regression"] = out
     return out
+
+
+def held_level(seg, gi: int, window: int) -> float | None:
+    """The highest level the segments kept for `window` points in a row (outliers aside) from the
+    segment of point gi on — fewer when fewer are left. A noiseless or smooth curve is cut into segments of a point or
+    two: the level it held is then where it stayed, not the one long segment it fell to."""
+    a = int(seg.bounds[seg.index_of()[gi]])  # the segment graduation fell in counts whole
+    return sustained_max(seg.fit()[a:][~seg.outlier[a:]], window)
 
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
