@@ -69,7 +69,8 @@ SPEC: dict = {
         "stop_threshold": _num(None, "absolute smoothed performance needed to graduate (inferred states); "
                                "default none: 90 % of the env's gain (on its run's shared scale), then a plateau", nullable=True),
         "plateau_window": _num(50, "span of the plateau test in the trainer's units: rollouts where the log "
-                               "carries counts, else steps (held for at least 3 points, judged flat over at least 8)", 1, 1e12),
+                               "carries counts, else steps, then at most 5 % of the run's span (held for at least 3 points, "
+                               "judged flat over at least 8)", 1, 1e12),
         "plateau_threshold": _num(0.05, "max rise across the plateau window (fitted slope x span), as a share of "
                                   "the env's gain (or half the rise of the window before)", 0),
         "ema_alpha": _num(0.1, "EMA weight of the newest point in smoothed train performance (Marin: 0.1)", 0, 1),

@@ -28,6 +28,7 @@ STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
+RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the run's span
 MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
 
 
@@ -64,6 +65,11 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         high &= ema >= env.sign * graduation["stop_threshold"]
         hold = min(hold, env.sign * graduation["stop_threshold"])
     units = units_of(f.series.steps, f.series.counts)
+    if f.series.counts is None and env.run_last_step > env.run_first_step:
+        # in plain steps the window's size says nothing of the trainer's: never more than a
+        # RUN_SHARE of the run (a run logged at steps 0..80 has no 50-step plateau to wait for)
+        graduation = {**graduation, "plateau_window": min(
+            graduation["plateau_window"], RUN_SHARE * (env.run_last_step - env.run_first_step))}
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps

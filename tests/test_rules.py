@@ -372,3 +372,18 @@ def test_a_noiseless_curve_that_falls_after_graduating_is_a_regression(tmp_path)
     (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
     check(case, [w for w in run.warnings if w.type in case.rules])
     assert {e.env_id: e.health_status for e in run.environments} == {"a": "critical", "b": "healthy"}
+
+
+def test_a_short_run_in_small_steps_graduates_and_regresses(tmp_path):
+    # 80 points at steps 0..79 (epochs, say): a 50-step plateau window would be most of the run, so the
+    # env that held its top for 30 epochs and then fell would stay "active" and healthy
+    x = np.arange(80)
+    rng = np.random.default_rng(5)
+    good = 0.05 + 0.9 * (1 - np.exp(-x / 8))
+    fell = np.where(x >= 48, 0.4, good)
+    write_tb(tmp_path / "run", {f"train/{name}/reward": list(zip(x.tolist(), np.clip(v + rng.normal(0, 0.03, 80), 0, 1).tolist()))
+                                for name, v in (("good", good), ("good2", good), ("fell", fell))})
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    case = Case("short run", {}, [("graduated_regression", "fell", "critical", 48, 2)], ("graduated_regression",))
+    check(case, [w for w in run.warnings if w.type in case.rules])
+    assert all(e.graduation_step is not None and e.graduation_step < 40 for e in run.environments)
