@@ -23,7 +23,8 @@ from .timeline import Interval, intervals
 GRADUATION_SHARE = 0.9  # of the gain: where graduation happens (as a trainer's threshold + plateau would)
 HOLD_SHARE = 0.8  # ... the level it must then hold
 HOLD_POINTS = 3  # ... for at least this many points
-PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little)
+PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little) ...
+SHORT_PLATEAU_POINTS = 4  # ... or, in a series of fewer than 3 x that (a dozen sparse evals), a third of it, at least this
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
@@ -73,6 +74,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps
+    plateau_points = min(PLATEAU_POINTS, max(SHORT_PLATEAU_POINTS, n // 3))
     sums = None
     for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
         k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
@@ -86,19 +88,19 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
             continue
         if sums is None:
             sums = window_sums(units - units[0], values.astype(np.float64))
-        climb = _climb(units, level, i, lo + RISE_FROM * gain, line, noise * f.segments.wander)
+        climb = _climb(units, level, i, lo + RISE_FROM * gain, line, noise * f.segments.wander, plateau_points)
         a, size = j, 64
         while a < k:  # in growing chunks: a plateau is usually found within the first points
             b = min(k, a + size)
-            ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain, climb))
+            ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain, climb, plateau_points))
             if len(ok):
                 return a + int(ok[0])
             a, size = b, size * 4
     return None
 
 
-def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: float, sd: float
-           ) -> tuple[float, int]:
+def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: float, sd: float,
+           plateau_points: int = PLATEAU_POINTS) -> tuple[float, int]:
     """The pace (value per unit) an env rose at, from where its fitted level last left `start` to
     where it reached `line` at point `i`; and how many points a slope needs to tell that pace from
     flat (standard error at most a sixth of it, no more than half the rise's points)."""
@@ -106,25 +108,25 @@ def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: flo
     r = int(low[-1]) + 1 if len(low) else 0
     span = units[i] - units[r]
     if span <= 0 or i <= r:
-        return np.inf, PLATEAU_POINTS
+        return np.inf, plateau_points
     pace = (line - start) / span
     # a least-squares slope over m evenly spaced points dt apart has se = sd * sqrt(12 / m) / (m dt)
     dt = span / (i - r)
-    needed = int(math.ceil((sd * math.sqrt(12) * 6 / (pace * dt)) ** (2 / 3))) if sd > 0 else PLATEAU_POINTS
-    return pace, max(PLATEAU_POINTS, min(needed, (i - r) // 2))
+    needed = int(math.ceil((sd * math.sqrt(12) * 6 / (pace * dt)) ** (2 / 3))) if sd > 0 else plateau_points
+    return pace, max(plateau_points, min(needed, (i - r) // 2))
 
 
 def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain: float,
-               climb: tuple[float, int]) -> np.ndarray:
+               climb: tuple[float, int], plateau_points: int = PLATEAU_POINTS) -> np.ndarray:
     """For the points `idx`, whether the trailing plateau window (plateau_window in the trainer's
-    units, at least PLATEAU_POINTS points) has stopped rising: its fitted rise is under
+    units, at least plateau_points points) has stopped rising: its fitted rise is under
     plateau_threshold x the gain, or under half the rise of the window before it (a curve that
     saturates); and the slope over the trailing points `climb` says are needed is under CLIMB_SHARE
     of the pace it rose at (a steady climb whose window is short against its span rises little per
     window, but has not stopped).
     `sums`: window_sums of the series against its units."""
     lo = np.minimum(np.searchsorted(units, units[idx] - graduation["plateau_window"], "left"),
-                    idx - PLATEAU_POINTS + 1)
+                    idx - plateau_points + 1)
     lo = np.maximum(lo, 0)
     before = np.maximum(lo - (idx + 1 - lo), 0)
     x = units - units[0]

@@ -387,3 +387,17 @@ def test_a_short_run_in_small_steps_graduates_and_regresses(tmp_path):
     case = Case("short run", {}, [("graduated_regression", "fell", "critical", 48, 2)], ("graduated_regression",))
     check(case, [w for w in run.warnings if w.type in case.rules])
     assert all(e.graduation_step is not None and e.graduation_step < 40 for e in run.environments)
+
+
+def test_a_dozen_sparse_evals_graduate_and_regress(tmp_path):
+    # eval-only, one eval every 500 steps: a plateau judged over 8 points would leave no room to graduate
+    # before the fall at the 9th eval, and the env would stay "active" and healthy
+    te = np.arange(0, 6000, 500)
+    rng = np.random.default_rng(7)
+    good = 0.05 + 0.9 * (1 - np.exp(-te / 800))
+    fell = np.where(te >= 4000, 0.4, good)
+    write_tb(tmp_path / "run", {f"eval/{name}/reward": list(zip(te.tolist(), np.clip(v + rng.normal(0, 0.03, len(te)), 0, 1).tolist()))
+                                for name, v in (("a", good), ("b", fell), ("c", good))})
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    case = Case("sparse evals", {}, [("graduated_regression", "b", "critical", 4000, 0)], ("graduated_regression",))
+    check(case, [w for w in run.warnings if w.type in case.rules])
