@@ -52,7 +52,8 @@ SPEC: dict = {
         "enabled": _bool(True, "run the health rules at all"),
         "regression_threshold": _num(0.85, "warn when a graduated env keeps less than this share of its learned "
                                      "gain (held level - starting level)", 0, 1),
-        "stagnation_window": _int(100, "steps without progress before an active env is stagnant", 1),
+        "stagnation_window": _int(100, "steps without progress before an active env is stagnant (at most 10 % of "
+                                  "the run's span, widened to hold min_points points)", 1),
         "evaluation_frequency": _int(50, "expected steps between evals (eval_gap uses 3x this)", 1),
         "warning_cooldown": _int(200, "steps before the same (env, type) may be reported again", 0),
         "metrics_retention_days": _int(30, "days to keep saved scan results", 0),

@@ -401,3 +401,16 @@ def test_a_dozen_sparse_evals_graduate_and_regress(tmp_path):
     (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
     case = Case("sparse evals", {}, [("graduated_regression", "b", "critical", 4000, 0)], ("graduated_regression",))
     check(case, [w for w in run.warnings if w.type in case.rules])
+
+
+def test_a_stall_in_a_short_run_in_small_steps(tmp_path):
+    # 80 epochs: two 100-step windows never fit, so the lesson stalled at 0.4 from epoch 12 stayed "active"
+    x = np.arange(80)
+    rng = np.random.default_rng(3)
+    good = 0.05 + 0.9 * (1 - np.exp(-x / 8))
+    stall = np.where(x >= 12, 0.05 + 0.9 * (1 - np.exp(-12 / 30)), 0.05 + 0.9 * (1 - np.exp(-x / 30)))
+    write_tb(tmp_path / "run", {f"train/{name}/reward": list(zip(x.tolist(), np.clip(v + rng.normal(0, 0.03, 80), 0, 1).tolist()))
+                                for name, v in (("good", good), ("good2", good), ("stall", stall))})
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    case = Case("short stall", {}, [("training_stagnation", "stall", "warning", 12, 3)], ("training_stagnation",))
+    check(case, [w for w in run.warnings if w.type in case.rules])

@@ -19,6 +19,7 @@ RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stre
 LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretch's own residuals' + this
 TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
                        # its threshold is not met there, so the top is a stall too
+RUN_SHARE = 0.1  # the stagnation window is at most this share of the run's span
 SLOWDOWN_SE = 2.0  # after a rise, a stall is a pace significantly (this many standard errors) below the rise's
 
 
@@ -56,7 +57,10 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     if hi - lo < s["min_points"]:
         return []
     dt = f.series.take(slice(lo, hi)).median_interval() or 1.0
-    window = judged_window(s["stagnation_window"], s["min_points"], dt)
+    # in plain steps a window's size says nothing of the run's: at most RUN_SHARE of its span (a run
+    # logged at steps 0..80 cannot hold two 100-step windows), still widened to min_points points
+    base = min(s["stagnation_window"], max(RUN_SHARE * (env.run_last_step - env.run_first_step), 1.0))
+    window = judged_window(base, s["min_points"], dt)
     start, top = scale
     gain = top - start
     min_rise = s["min_delta"] * gain if gain > 0 else s["min_delta"] * max(abs(top), 1e-12)
