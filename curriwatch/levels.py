@@ -17,6 +17,8 @@ SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for thi
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
 SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
 SHARED_TOP_ENVS = 0.4  # ... at least this share of them
+OTHER_SCALE = 0.1  # an env whose gain is under this share of the run's shared scale is on a scale of its own ...
+OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 SHARED_START_SPREAD = 0.2  # ... or when they all start from one level, within this x the run's learned range
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
@@ -165,7 +167,8 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
         return float(np.median(starts)), top
     gain = float(np.median(tops - starts))
     if gain > 0:
-        near = np.abs(tops - top) <= SHARED_TOP_SPREAD * gain
+        # each env near that top by its own gain: an env of another scale is near nothing by its own
+        near = np.abs(tops - top) <= SHARED_TOP_SPREAD * np.maximum(tops - starts, 0.0)
         if near.sum() >= 2 and near.mean() >= SHARED_TOP_ENVS:
             return float(np.median(starts[near])), float(np.median(tops[near]))
     start = float(np.median(starts))
@@ -175,14 +178,23 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
 
 
 def env_scale(env: EnvData) -> tuple[float, float] | None:
-    """(start, top) this env is judged on: its own, widened to the run's shared scale."""
+    """(start, top) this env is judged on: its own, widened to the run's shared scale — unless it
+    plainly learned (a gain over OWN_GAIN_NOISE noise sds) and its gain is under OTHER_SCALE of that
+    widened range: a game whose returns run 0..10 beside games of 0..500, not a lesson stalled low on
+    theirs."""
     own = own_scale(env)
     ref = env.cache.get("reference")
     if own is None:
         return None
     if ref is None:
         return own
-    return min(own[0], ref[0]), max(own[1], ref[1])
+    wide = min(own[0], ref[0]), max(own[1], ref[1])
+    if own[1] - own[0] < OTHER_SCALE * (wide[1] - wide[0]):
+        f = fit(env, "learning")
+        noise = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
+        if own[1] - own[0] > OWN_GAIN_NOISE * noise:
+            return own
+    return wide
 
 
 def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int, int, float, float, float]]:

@@ -414,3 +414,21 @@ def test_a_stall_in_a_short_run_in_small_steps(tmp_path):
     (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
     case = Case("short stall", {}, [("training_stagnation", "stall", "warning", 12, 3)], ("training_stagnation",))
     check(case, [w for w in run.warnings if w.type in case.rules])
+
+
+@pytest.mark.parametrize("games", [[(0, 500), (0, 480), (0, 520), (0, 10), (0, 12)],
+                                   [(-1500, -150), (-1400, -160), (-1600, -140), (-1500, -155), (0, 1), (0, 0.9)]],
+                         ids=["games starting at 0 on scales 50x apart", "returns beside rates"])
+def test_games_on_other_scales_are_judged_on_their_own(games, tmp_path):
+    # different games in one run, each learning healthily: a game whose returns run 0..10 beside games of
+    # 0..500 did not stall far below them, and rates beside returns do not make the returns' scale
+    steps = np.arange(0, 3000, 5)
+    rng = np.random.default_rng(1)
+    series = {}
+    for lo, hi in games:
+        s = 0.05 + 0.9 * (1 - np.exp(-steps / rng.uniform(100, 400)))
+        series[f"train/g{lo}_{hi}/reward"] = list(zip(steps.tolist(), (lo + (hi - lo) * (s + rng.normal(0, 0.04, len(steps)))).tolist()))
+    write_tb(tmp_path / "run", series)
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    assert [(w.type, w.env_id) for w in run.warnings] == []
+    assert all(e.graduation_step is not None for e in run.environments)
