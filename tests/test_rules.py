@@ -432,3 +432,14 @@ def test_games_on_other_scales_are_judged_on_their_own(games, tmp_path):
     (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
     assert [(w.type, w.env_id) for w in run.warnings] == []
     assert all(e.graduation_step is not None for e in run.environments)
+
+
+def test_the_held_level_of_a_few_evals_is_not_the_fall_after_it(tmp_path):
+    # six evals of a loss, 0.14 held for two of them, then 0.61: baseline_window (5) points in a row
+    # would span the fall itself; no more points in a row than the longest segment holds are asked for
+    case = Case("few evals", {"a": E(train="0.9-0.03x25 0.14~0.005x75 0.608~0.005x50", train_every=1,
+                                          eval="0.86 0.157 0.14 0.14 0.608 0.608", eval_every=25)},
+                [], (), {"performance_metric": "loss"}, metric="loss")
+    _got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    assert env.graduation_baseline == pytest.approx(0.14, abs=0.02)

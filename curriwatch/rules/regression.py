@@ -72,10 +72,13 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 def held_level(seg, gi: int, window: int) -> float | None:
     """The highest level the segments kept for `window` points in a row (outliers aside) from the
-    segment of point gi on — fewer when fewer are left. A noiseless or smooth curve is cut into segments of a point or
+    segment of point gi on — no more than its longest segment holds. A noiseless or smooth curve is cut into segments of a point or
     two: the level it held is then where it stayed, not the one long segment it fell to."""
-    a = int(seg.bounds[seg.index_of()[gi]])  # the segment graduation fell in counts whole
-    return sustained_max(seg.fit()[a:][~seg.outlier[a:]], window)
+    j = int(seg.index_of()[gi])
+    a = int(seg.bounds[j])  # the segment graduation fell in counts whole
+    # no more points in a row than the longest segment from there holds (a short series of evals)
+    k = min(window, max(1, int(seg.count[j:].max())))
+    return sustained_max(seg.fit()[a:][~seg.outlier[a:]], k)
 
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
