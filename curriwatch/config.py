@@ -79,7 +79,8 @@ SPEC: dict = {
     "rules": {
         "graduated_regression": {
             "enabled": _bool(True, "report graduated envs whose performance falls"),
-            "baseline_window": _int(5, "points in a row a level must hold to count as the held level (baseline)", 1),
+            "baseline_window": _int(5, "points in a row a level must hold to count as the held level (baseline; at "
+                                    "most a quarter of the points after graduation)", 1),
             "smoothing_window": _int(3, "points below the line a fall needs (one or two bad evals never fire)", 1),
         },
         "training_stagnation": {

@@ -443,3 +443,14 @@ def test_the_held_level_of_a_few_evals_is_not_the_fall_after_it(tmp_path):
     _got, run = run_case(case, tmp_path)
     (env,) = run.environments
     assert env.graduation_baseline == pytest.approx(0.14, abs=0.02)
+
+
+def test_a_fall_late_in_a_dozen_evals_is_measured_from_the_level_held_before_it(tmp_path):
+    # eval-only, 12 evals: held -220 for two evals after graduating, then fell to ~-1010 for five; five
+    # points in a row would only fit the fall, which then became the "held level" (healthy)
+    case = Case("late fall", {"a": E(eval="-1430 -717 -432 -314 -254 -233 -204 -1019 -1015 -1006 -1006 -1001"),
+                              "b": E(eval="-1423 -524 -302 -242 -217 -225 -239 -200 -215 -216 -214 -235"),
+                              "c": E(eval="-1436 -600 -330 -250 -230 -221 -218 -222 -219 -217 -220 -216")},
+                [("graduated_regression", "a", "critical", 350, 0)], ("graduated_regression",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

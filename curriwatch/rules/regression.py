@@ -9,6 +9,8 @@ from ..levels import fit, start_level, sustained_max
 from ..stats import median
 from . import register
 
+HELD_MIN_POINTS = 2  # the held level is kept for at least this many points in a row
+
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 
 
@@ -72,13 +74,12 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
 
 def held_level(seg, gi: int, window: int) -> float | None:
     """The highest level the segments kept for `window` points in a row (outliers aside) from the
-    segment of point gi on — no more than its longest segment holds. A noiseless or smooth curve is cut into segments of a point or
+    segment of point gi on — at most a quarter of those points, at least HELD_MIN_POINTS. A noiseless or smooth curve is cut into segments of a point or
     two: the level it held is then where it stayed, not the one long segment it fell to."""
-    j = int(seg.index_of()[gi])
-    a = int(seg.bounds[j])  # the segment graduation fell in counts whole
-    # no more points in a row than the longest segment from there holds (a short series of evals)
-    k = min(window, max(1, int(seg.count[j:].max())))
-    return sustained_max(seg.fit()[a:][~seg.outlier[a:]], k)
+    a = int(seg.bounds[seg.index_of()[gi]])  # the segment graduation fell in counts whole
+    level = seg.fit()[a:][~seg.outlier[a:]]
+    # a dozen sparse evals: `window` points in a row would span a fall too, so at most a quarter of them
+    return sustained_max(level, min(window, max(HELD_MIN_POINTS, len(level) // 4)))
 
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
