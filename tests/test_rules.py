@@ -454,3 +454,14 @@ def test_a_fall_late_in_a_dozen_evals_is_measured_from_the_level_held_before_it(
                 [("graduated_regression", "a", "critical", 350, 0)], ("graduated_regression",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_a_fall_that_six_evals_barely_show_is_judged_on_dense_training(tmp_path):
+    # train every step, an eval every 25: the fall at step 95 is two evals but 55 training points
+    case = Case("fall under sparse evals",
+                {"a": E(train="0.1+0.04x22 0.95~0.02x73 0.4~0.02x55", train_every=1, eval="0.1 0.9 0.95 0.95 0.4 0.4",
+                        eval_every=25),
+                 "b": E(train="0.1+0.04x22 0.95~0.02x128", train_every=1, eval="0.1 0.9 0.95 0.95 0.95 0.95", eval_every=25)},
+                [("graduated_regression", "a", "critical", 95, 2)], ("graduated_regression",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

@@ -10,6 +10,7 @@ from ..stats import median
 from . import register
 
 HELD_MIN_POINTS = 2  # the held level is kept for at least this many points in a row
+EVAL_POINTS_AFTER = 12  # judged on eval when it has this many points after graduation (else on the denser train)
 
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 
@@ -17,7 +18,9 @@ MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share 
 def regression_signal(env: EnvData, s: dict) -> dict | None:
     """Start level, held level (the baseline) and each point's share of the learned gain.
 
-    Judged on eval where the env has eval points after graduation, else on train. Values are oriented
+    Judged on eval where the env has EVAL_POINTS_AFTER eval points after graduation (or at least
+    smoothing_window and no more training points there: Marin stops training at graduation), else on
+    train: six evals cannot show a fall over their last two that dense training shows. Values are oriented
     (higher is better). The start is the lowest level the series held before graduation (its
     segments of 2+ points; the learning series' when this one has too few points there); the held
     level is the highest level the segments kept for `baseline_window` points in a row from graduation on
@@ -33,7 +36,10 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     g = env.graduation_step
     if g is None:
         return None
-    split = "eval" if len(env.eval) and np.searchsorted(env.eval.steps, g, "left") <= len(env.eval) - s["smoothing_window"] \
+    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
+    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
+    # eval where it can show a fall: enough evals after graduation, or no more training points there
+    split = "eval" if evals >= s["smoothing_window"] and (evals >= EVAL_POINTS_AFTER or trains <= evals) \
         else "train"
     f = fit(env, split)
     perf, seg = f.series, f.segments
