@@ -26,6 +26,8 @@ SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - st
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
+LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
+# better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
 TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
@@ -273,6 +275,29 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     return sorted(episodes, key=lambda e: e.first_step)
 
 
+def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[Episode]:
+    """Switching episodes the two-level reading finds in `split` from `step` on (the env's graduation),
+    its two levels read from all of it, or from one long segment alone and applied from `step` to that
+    segment's end: a burst of switching after graduation lies between the held level and a low one,
+    and binary segmentation may make a burst of short phases one long segment at a middle level."""
+    f = fit(env, split)
+    first = int(np.searchsorted(f.series.steps, step, "left"))
+    n = len(f.series)
+    if not scale > 0 or n - first < 2 * SWITCH_CHANGES:
+        return []
+    ranges = [(first, n, None)] + [
+        (first, int(b), (max(first, int(a)), int(b))) for a, b in zip(f.segments.bounds[:-1], f.segments.bounds[1:])
+        if b - max(first, a) >= 2 * SWITCH_CHANGES and (a > first or b < n)]
+    out: list[Episode] = []
+    for a, b, clusters in ranges:
+        two = _two_level(f, a, b, clusters)
+        if two is not None:
+            out += [ep for ep in _episodes_of(split, two, f.series.steps, scale, judged_spans(env))
+                    if ep.changes >= LOCAL_SWITCH_CHANGES
+                    and not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in out)]
+    return out
+
+
 def _episodes_of(split: str, seg: Segments, steps: np.ndarray, scale: float,
                  spans: list[tuple[float, float]]) -> list[Episode]:
     """The switching episodes among `seg`'s segments, judged within each of `spans`."""
@@ -287,7 +312,8 @@ def _episodes_of(split: str, seg: Segments, steps: np.ndarray, scale: float,
     return episodes
 
 
-def _two_level(f: Fit) -> Segments | None:
+def _two_level(f: Fit, start: int = 0, end: int | None = None,
+               clusters: tuple[int, int] | None = None) -> Segments | None:
     """The series read as two levels, when its points fall into two clusters (2-means on the noise
     scale) at least TWO_LEVEL_SEPARATION within-cluster sds apart, that sd never taken below the
     series' noise (a binomial model's own, before overdispersion; else its point-to-point noise), so
@@ -295,14 +321,20 @@ def _two_level(f: Fit) -> Segments | None:
     cluster it is clearly in (beyond a third of the gap from the other), else keeps the previous
     one; one-point runs (a heavy-tailed noise point) join their neighbours; a run that is a ramp
     (see _ramps) is left out. Segments of that path, weighted by the within-cluster sd; None when the
-    series is not two-level."""
+    series is not two-level. Points start..end-1 only when given (the others left out as outliers),
+    the clusters found among points clusters[0]..clusters[1]-1 when given."""
     z = f.noise.z
     ok = ~f.segments.outlier
-    zz = z[ok]
+    ok[:start] = False
+    ok[len(z) if end is None else end:] = False
+    c0, c1 = clusters or (0, len(z))
+    zz = z[c0:c1][ok[c0:c1]]
     if len(zz) < SWITCH_CHANGES + 1:
         return None
     n, total = len(zz), float(zz.sum())
     mid, lo, hi = median(zz), 0.0, 0.0
+    if not zz.min() < mid < zz.max():  # most points on a bound (a rate held at 1): split at the mean
+        mid = total / n
     for _ in range(10):  # 2-means from a split at the median
         up = zz > mid
         k = int(np.count_nonzero(up))
@@ -328,6 +360,8 @@ def _two_level(f: Fit) -> Segments | None:
     if len(cuts) < SWITCH_CHANGES:
         return None
     outlier = f.segments.outlier | _ramps(z, [0, *cuts.tolist(), len(z)], hi - lo, sd)
+    outlier[:start] = True
+    outlier[len(z) if end is None else end:] = True
     return build_segments(f.series.values, z, np.full(len(z), 1.0 / sd ** 2), outlier, cuts.tolist())
 
 

@@ -249,6 +249,17 @@ SHAPES = [
     # its middle is not judged against its own swings
     Case("a long burst is one incident", {"a": E(train="0.1+0.04x20 0.9~0.02x800 (0.35~0.05 0.9~0.05)x250 0.9~0.02x600")},
          [("performance_volatility", "a", "warning", 8200, 50)], ("performance_volatility", "graduated_regression"), seed=1),
+    # a burst of switching after graduation: its low phases fit neither of the whole series' levels (start,
+    # held) and segmentation makes most of it one long segment at a middle level, read as a regression
+    Case("a burst of switching after graduation in binomial-8 rates",
+         {"a": E(train="0.05+0.045b8x20 0.95b8x280 0.4b8x10 0.95b8x10 (0.4b8x8 0.95b8x12 0.38b8x11 0.93b8x9)x4 "
+                       "0.95b8x200"),
+          "b": E(train="0.05+0.045b8x20 0.95b8x620")},
+         [("performance_volatility", "a", "warning", 3000, 100)], ("performance_volatility", "graduated_regression"),
+         seed=0),
+    Case("binomial-8 rates held near 1 after graduation are not switching",
+         {"a": E(train="0.05+0.045b8x20 0.96b8x900"), "b": E(train="0.05+0.045b8x20 0.9b8x900")},
+         [], ("performance_volatility", "graduated_regression")),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",

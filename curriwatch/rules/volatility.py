@@ -8,7 +8,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import SWITCH_CHANGES, env_scale, episodes, fit
+from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, switching_after
 from ..stats import median
 from . import register
 from .regression import regression_signal, regression_spans
@@ -35,7 +35,12 @@ SQRT2 = np.sqrt(2.0)
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     scale = env_scale(env)
     width = (scale[1] - scale[0]) if scale else 0.0
-    events = [_switching_event(ep) for ep in episodes(env)]
+    eps = list(episodes(env))
+    if env.graduation_step is not None:
+        for split in ("train", "eval"):
+            eps += [ep for ep in switching_after(env, split, width, env.graduation_step)
+                    if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in eps)]
+    events = [_switching_event(ep) for ep in eps]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width)
     events += _dips(env, s)
