@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .envdata import EnvData
-from .levels import env_scale, episodes, fit
+from .levels import env_scale, episodes, fit, rate_best
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
 
@@ -26,7 +26,8 @@ HOLD_POINTS = 3  # ... for at least this many points
 PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little) ...
 SHORT_PLATEAU_POINTS = 4  # ... or, in a series of fewer than 3 x that (a dozen sparse evals), a third of it, at least this
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
-RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (1 - start): a plateau at 0.3 is no graduation
+RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (best - start): a success rate's plateau at 0.3, an
+# error rate's at 0.5, is no graduation
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
 RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the run's span
@@ -55,9 +56,9 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         if graduation["stop_threshold"] is None:
             return None
     line = lo + GRADUATION_SHARE * gain
-    raw = values * env.sign
-    if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
-        line = max(line, lo + RATE_SHARE * (1 - lo))
+    best = rate_best(env, values)
+    if best is not None:
+        line = max(line, lo + RATE_SHARE * (best - lo))
     hold = lo + HOLD_SHARE * gain
     level = f.segments.fit()
     high = level >= line

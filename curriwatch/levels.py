@@ -275,6 +275,15 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     return sorted(episodes, key=lambda e: e.first_step)
 
 
+def rate_best(env: EnvData, values: np.ndarray) -> float | None:
+    """The best oriented value of a rate (a metric whose values all lie in [0, 1]): 1 for a
+    higher-is-better rate (success), 0 for a lower-is-better one (an error rate); None otherwise."""
+    raw = values * env.sign
+    if len(raw) and raw.min() >= 0 and raw.max() <= 1:
+        return 1.0 if env.sign == 1 else 0.0
+    return None
+
+
 def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[Episode]:
     """Switching episodes the two-level reading finds in `split` from `step` on (the env's graduation),
     its two levels read from all of it, or from one long segment alone and applied from `step` to that

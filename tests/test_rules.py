@@ -285,6 +285,13 @@ SHAPES = [
     Case("an error rate of 4 trials learns, then regresses", {"a": E(train="0.6b4x26 0.03b4x300 0.5b4x100")},
          [("graduated_regression", "a", "critical", 3260, 50)], ("graduated_regression", "prolonged_training"),
          {"performance_metric": "error"}, seed=1, metric="error"),
+    # an error rate (lower is better by its name) is a rate too: its best is 0, so a plateau at 0.5 errors
+    # is a stall, not graduation
+    Case("an error rate that stalls at 0.5 has not graduated", {"a": E(train="0.95-0.03x15 0.5~0.03x200")},
+         [("training_stagnation", "a", "warning", 150, 100)], ("training_stagnation", "graduated_regression"),
+         {"performance_metric": "error_rate"}, metric="error_rate"),
+    Case("an error rate that falls to 0.05 graduates", {"a": E(train="0.95-0.06x15 0.05~0.02x200")},
+         [], ("training_stagnation", "prolonged_training"), {"performance_metric": "error_rate"}, metric="error_rate"),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",

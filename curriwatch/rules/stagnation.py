@@ -6,7 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
-from ..levels import env_scale, fit
+from ..levels import env_scale, fit, rate_best
 from ..stats import median
 from . import judged_window, register
 
@@ -70,9 +70,9 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     # a stall that progress ends must also be long for this env: longer than RESUMED_WINDOWS of its
     # usual time between steps of progress (a steady climber's segments last as long as each other)
     cadence = median(np.diff(steps[np.array(bounds[:-1])])) if len(rises) >= 2 else 0.0
-    raw = y * env.sign
-    if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1:
-        top = max(top, 1.0)  # a rate could reach 1: a stall at 0.6 is no wait for graduation
+    best = rate_best(env, y)
+    if best is not None:  # a rate could reach its bound: a stall at 0.6 success is no wait for graduation
+        top = max(top, best)
     stall_line = start + STALL_SHARE * (top - start)
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
