@@ -223,8 +223,11 @@ def _training_stopped(env: EnvData) -> int | None:
     if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
         return None
     last = int(env.train.steps[-1])
-    gap = 3 * max(env.train.median_interval() or 0.0, env.eval.median_interval() or 0.0, 1.0)
-    if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + gap:
+    interval = max(env.train.median_interval() or 0.0, 1.0)
+    gap = 3 * max(interval, env.eval.median_interval() or 0.0)
+    # the run's training went on past this env's own cadence (the last lesson to graduate stops only
+    # a little before the others' training ends; an eval-only tail after training stops all at once)
+    if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + interval:
         return last
     return None
 

@@ -483,3 +483,14 @@ def test_a_fall_that_six_evals_barely_show_is_judged_on_dense_training(tmp_path)
                 [("graduated_regression", "a", "critical", 95, 2)], ("graduated_regression",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_the_last_lesson_to_stop_training_has_graduated_too(tmp_path):
+    """Marin stops sampling a lesson once it graduates; when the last one does, the run's training ends a
+    few rows later (the other lessons' last rows), not three eval intervals later: graduated all the same."""
+    case = Case("last lesson stops training", {
+        "a": E(train="0.2+0.05x10 0.9~0.02x12", train_every=20, eval="0.2+0.2x3 0.9~0.02x37"),
+        "b": E(train="0.2+0.1x7 0.9~0.02x17", train_every=20, eval="0.2+0.2x3 0.9~0.02x37")}, [], ())
+    _got, run = run_case(case, tmp_path)
+    a = next(e for e in run.environments if e.env_id == "a")
+    assert a.current_state == "graduated" and a.graduation_step == 420  # its last training point
