@@ -72,7 +72,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the writers the tests use
 
-VERSION = 2  # 2: prolonged runs cut to 12.5..15.5 W (the riser never flattens); one-env runs: no frozen stalls
+VERSION = 3  # 3: prolonged onset = first step + 10 W in steps (CleanRL's irregular steps); 2: 2: prolonged runs cut to 12.5..15.5 W (the riser never flattens); one-env runs: no frozen stalls
 N_RUNS = 60
 SMALL_RUNS = 15
 CYCLE = ("sb3", "cleanrl", "mlagents", "tinker", "userprof_score", "userprof_nll", "sb3", "atropos_proc",
@@ -836,8 +836,10 @@ def build(root: Path, n_runs: int, seed: int) -> list[dict]:
         for e in run["envs"]:
             d = data[e.name]
             if e.event in EVENTS:
-                on = d["onset"]
-                labels.append({"run": run["name"], "env": e.name, "type": e.event, "onset": step_of(on),
+                onset = step_of(d["onset"])
+                if e.event == "prolonged_training":  # 10 windows in steps from the first point (irregular steps)
+                    onset = int(round(step_of(e.unlock) + 10 * win))
+                labels.append({"run": run["name"], "env": e.name, "type": e.event, "onset": onset,
                                "severity": e.severity, "kind": run["kind"], "noise": noise_tag(e.noise),
                                "tags": shape_tags(run, e),
                                "shape": f"{conv}/{e.variant or e.curve}"})
