@@ -28,6 +28,7 @@ SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usua
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
 LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
 # better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
+JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
 TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
@@ -272,7 +273,30 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
         for ep in _episodes_of(split, two, f.series.steps, scale, spans):
             if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in episodes):
                 episodes.append(ep)
-    return sorted(episodes, key=lambda e: e.first_step)
+    return joined(sorted(episodes, key=lambda e: e.first_step))
+
+
+def joined(episodes: list[Episode]) -> list[Episode]:
+    """Consecutive episodes (sorted) between the same two levels, closer to each other than JOIN_SPANS x
+    the longer of the two, are one: switching whose phases vary in length (a long phase breaks the chain's
+    rhythm) is one unstable period, not a dozen. Two bursts far apart (each its own episode) stay two."""
+    out: list[Episode] = []
+    for ep in episodes:
+        if out:
+            prev = out[-1]
+            gap = abs(prev.high - prev.low)
+            same = abs(ep.high - prev.high) <= RETURN_TOLERANCE * gap and abs(ep.low - prev.low) <= RETURN_TOLERANCE * gap
+            if same and ep.split == prev.split and ep.first_step - prev.last_step <= JOIN_SPANS * max(
+                    prev.last_step - prev.first_step, ep.last_step - ep.first_step):
+                w = prev.changes + ep.changes
+                out[-1] = Episode(prev.split, prev.first_step, max(prev.last_step, ep.last_step), w,
+                                  (prev.high * prev.changes + ep.high * ep.changes) / w,
+                                  (prev.low * prev.changes + ep.low * ep.changes) / w,
+                                  (prev.phase_steps * prev.changes + ep.phase_steps * ep.changes) / w,
+                                  max(prev.series_last_step, ep.series_last_step))
+                continue
+        out.append(ep)
+    return out
 
 
 def rate_best(env: EnvData, values: np.ndarray) -> float | None:

@@ -182,6 +182,7 @@ def test_health_fields_of_a_regressed_env(tmp_path):
 
 
 # Issue 9: any metric, any logging shape. States are inferred (no state series) unless given.
+_UNEVEN = "0.85~0.01x4 0.35~0.01x3 0.85~0.01x5 0.35~0.01x4 0.85~0.01x3 0.35~0.01x4"
 SHAPES = [
     # returns, positive scale (CartPole-like 0..500): a fall from the held level is a regression
     Case("returns 0..500 fall after graduating", {"cp": E(train="20+20x24 500~10x76", eval="20+80x6 500~10x24 250~15x20")},
@@ -260,6 +261,12 @@ SHAPES = [
     Case("binomial-8 rates held near 1 after graduation are not switching",
          {"a": E(train="0.05+0.045b8x20 0.96b8x900"), "b": E(train="0.05+0.045b8x20 0.9b8x900")},
          [], ("performance_volatility", "graduated_regression")),
+    # switching whose phases vary in length (a long phase now and then breaks the chain's rhythm) is one
+    # unstable period: one incident, and its low phases are not regressions
+    Case("lifelong switching with phases of uneven length is one incident",
+         {"a": E(train=f"({_UNEVEN} 0.85~0.01x30 {_UNEVEN} 0.35~0.01x25)x4 {_UNEVEN}"),
+          "b": E(train="0.1+0.05x16 0.9~0.02x500")},
+         [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "graduated_regression")),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",
