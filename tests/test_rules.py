@@ -299,6 +299,9 @@ SHAPES = [
          {"performance_metric": "error_rate"}, metric="error_rate"),
     Case("an error rate that falls to 0.05 graduates", {"a": E(train="0.95-0.06x15 0.05~0.02x200")},
          [], ("training_stagnation", "prolonged_training"), {"performance_metric": "error_rate"}, metric="error_rate"),
+    # a success rate above 0.7 of its whole range stalls nowhere, though it never rose (it started there)
+    Case("a rate held at 0.9 from its first point has not stalled",
+         {"a": E(train="0.88~0.02x300")}, [], ("training_stagnation",)),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",

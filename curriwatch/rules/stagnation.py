@@ -71,9 +71,11 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     # usual time between steps of progress (a steady climber's segments last as long as each other)
     cadence = median(np.diff(steps[np.array(bounds[:-1])])) if len(rises) >= 2 else 0.0
     best = rate_best(env, y)
-    if best is not None:  # a rate could reach its bound: a stall at 0.6 success is no wait for graduation
-        top = max(top, best)
-    stall_line = start + STALL_SHARE * (top - start)
+    stall_line = start + STALL_SHARE * (max(top, best) - start if best is not None else top - start)
+    if best is not None:
+        # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
+        # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there
+        stall_line = min(stall_line, best - (1 - STALL_SHARE))  # its whole range: best - 1 to best
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a < s["min_points"]:
