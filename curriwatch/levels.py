@@ -543,11 +543,9 @@ def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes
     first = first_pt[0] if lengths[0] <= 2 * typical else first_pt[1]
     last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
     levels = np.array([p[2] for p in phases])
-    mid = median(levels)
-    high = levels[levels >= mid]
-    low = levels[levels < mid]
-    return Episode(split, int(steps[first]), int(steps[last]), changes,
-                   median(high) if len(high) else mid, median(low) if len(low) else mid,
+    # the phases alternate: every other one is high (a split at the median can put both in one group)
+    odd, even = median(levels[0::2]), median(levels[1::2]) if len(levels) > 1 else median(levels)
+    return Episode(split, int(steps[first]), int(steps[last]), changes, max(odd, even), min(odd, even),
                    typical, int(steps[-1]))
 
 

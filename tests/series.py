@@ -6,6 +6,7 @@ Tokens, separated by spaces, each one or more points:
     0.1+0.05x16   16 points from 0.1 up by 0.05 each (0.1, 0.15, ...); `-` goes down
     0.9~0.03x30   30 points of 0.9 with a seeded uniform jitter in [-0.03, 0.03]
     0.5b32x30     30 success rates of 32 seeded Bernoulli(0.5) trials each (binomial noise)
+    0.6w0.3p12x60 60 points of a wave about 0.6, amplitude 0.3, period 12 points (from its top; ~ jitters it)
     (0.2 0.8)x15  the group repeated 15 times
 """
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-_TOKEN = re.compile(r"^(?P<a>-?[\d.]+|_)(?:(?P<op>[+-])(?P<b>[\d.]+))?(?:~(?P<j>[\d.]+))?(?:b(?P<bn>\d+))?(?:x(?P<n>\d+))?$")
+_TOKEN = re.compile(r"^(?P<a>-?[\d.]+|_)(?:(?P<op>[+-])(?P<b>[\d.]+))?(?:w(?P<wa>[\d.]+)p(?P<wp>[\d.]+))?"
+                    r"(?:~(?P<j>[\d.]+))?(?:b(?P<bn>\d+))?(?:x(?P<n>\d+))?$")
 
 
 def expand(notation: str, seed: int = 0) -> list[float | None]:
@@ -53,6 +55,12 @@ def _expand(text: str, rng) -> list[float | None]:
         else:
             a, b = float(m["a"]), float(m["b"] or 0) * (-1 if m["op"] == "-" else 1)
             jitter = float(m["j"] or 0)
+            if m["wa"]:  # a wave: amplitude wa, period wp points, starting at its top
+                amp, period = float(m["wa"]), float(m["wp"])
+                out += [a + amp * float(np.cos(2 * np.pi * k / period)) + (rng.uniform(-jitter, jitter) if jitter else 0.0)
+                        for k in range(n)]
+                i = j
+                continue
             if m["bn"]:
                 trials = int(m["bn"])
                 out += [float(rng.binomial(trials, min(max(a + k * b, 0.0), 1.0))) / trials for k in range(n)]
@@ -71,6 +79,8 @@ def test_notation_itself():
     rates = expand("0.5b32x400", seed=1)
     assert all(v * 32 == int(v * 32) for v in rates) and abs(np.mean(rates) - 0.5) < 0.02
     assert abs(np.std(rates) - np.sqrt(0.25 / 32)) < 0.01
+    wave = expand("0.6w0.3p4x8")
+    assert np.allclose(wave, [0.9, 0.6, 0.3, 0.6, 0.9, 0.6, 0.3, 0.6])
 
 
 @dataclass

@@ -267,6 +267,19 @@ SHAPES = [
          {"a": E(train=f"({_UNEVEN} 0.85~0.01x30 {_UNEVEN} 0.35~0.01x25)x4 {_UNEVEN}"),
           "b": E(train="0.1+0.05x16 0.9~0.02x500")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "graduated_regression")),
+    # a wave (it takes a few points to rise and a few to fall) is neither two flat levels nor swings from
+    # point to point: its periodogram has a line
+    Case("a wave after graduation is volatility, not a regression",
+         {"a": E(train="0.1+0.05x16 0.9~0.02x200 0.6w0.3p11~0.06x150 0.9~0.02x100"),
+          "b": E(train="0.1+0.05x16 0.9~0.02x450")},
+         [("performance_volatility", "a", "warning", 2160, 50)], ("performance_volatility", "graduated_regression"),
+         seed=0),
+    Case("a rate that oscillates all its life is volatility, not a stall",
+         {"a": E(train="0.5w0.3p9~0.05x400"), "b": E(train="0.1+0.05x16 0.9~0.02x384")},
+         [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
+    Case("long noisy plateaus are no wave",
+         {"a": E(train="0.1+0.05x16 0.85~0.1x3000"), "b": E(train="0.1+0.04x20 0.9b8x3000")},
+         [], ("performance_volatility",)),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",
@@ -504,3 +517,15 @@ def test_the_last_lesson_to_stop_training_has_graduated_too(tmp_path):
     _got, run = run_case(case, tmp_path)
     a = next(e for e in run.environments if e.env_id == "a")
     assert a.current_state == "graduated" and a.graduation_step == 420  # its last training point
+
+
+def test_switching_levels_in_the_message_are_apart(tmp_path):
+    """A triangle wave in sparse evals switches between its crests and troughs: the two levels the
+    message names are those, not one median twice ("between ~0.45 and ~0.45")."""
+    case = Case("triangle evals", {
+        "a": E(eval="0.1+0.1x8 0.9~0.02x40 (0.9-0.15x4 0.3+0.15x4)x6 0.9~0.02x20", eval_every=20),
+        "b": E(eval="0.1+0.1x8 0.9~0.02x108", eval_every=20)}, [], ("performance_volatility",), seed=0)
+    got, _run = run_case(case, tmp_path)
+    (inc,) = got
+    assert inc.evidence["high_level"] - inc.evidence["low_level"] > 0.2
+    assert f"~{inc.evidence['high_level']:.3g}" in inc.message and f"~{inc.evidence['low_level']:.3g}" in inc.message

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, switching_after
+from ..oscillation import oscillations
+from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, rate_best, switching_after
 from ..stats import median
 from . import register
 from .regression import regression_signal, regression_spans
@@ -42,7 +43,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                     if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in eps)]
     events = [_switching_event(ep) for ep in eps]
     for split in ("train", "eval"):
-        events += _swings(env, split, s, width)
+        events += _swings(env, split, s, width) + _waves(env, split, width)
     events += _dips(env, s)
     out = []
     for ev in _merged(events):
@@ -54,6 +55,11 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
             evidence = {"series": ev["split"], "kind": "switching", "changes": ev["changes"],
                         "high_level": round(env.show(ev["high"]), 6), "low_level": round(env.show(ev["low"]), 6),
                         "typical_phase_steps": round(ev["phase_steps"], 1)}
+        elif ev["kind"] == "oscillation":
+            msg = (f"{ev['split']} performance oscillates: peak-to-peak {env.show(ev['high']) - env.show(ev['low']):.3g} "
+                   f"every ~{ev['phase_steps']:.0f} steps from step {ev['first_step']} to {ev['last_step']}")
+            evidence = {"series": ev["split"], "kind": "oscillation", "peak_to_peak": round(ev["ptp"], 6),
+                        "period_steps": round(ev["phase_steps"], 1), "periods": ev["weight"]}
         elif ev["kind"] == "dip":
             msg = (f"{ev['split']} performance dipped after graduating: fell to {env.show(ev['low']):.4g} "
                    f"(keeping {ev['share']:.0%} of the gain) for {ev['points']} points from step {ev['first_step']} "
@@ -111,6 +117,30 @@ def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
                     "low": float(sig["start"] + raw[lowest] * sig["gain"]), "share": float(raw[lowest]),
                     "back": float(sig["level"][min(int(g[-1]) + 1, len(steps) - 1)]),
                     "series_last_step": int(steps[-1]), "weight": 0})
+    return out
+
+
+def _waves(env: EnvData, split: str, width: float) -> list[dict]:
+    """Sustained oscillation of `split` (see curriwatch.oscillation): over the whole series and, for a
+    graduated env, from graduation on (a wave that starts late is a small share of the whole)."""
+    f = fit(env, split)
+    y, steps = f.series.values, f.series.steps
+    if len(y) < 2:
+        return []
+    if not width > 0 and rate_best(env, y) is not None:
+        width = 1.0  # a rate that oscillates all its life has no learned range, but a rate's range is [0, 1]
+    noise = median(np.atleast_1d(f.noise.raw_sd(f.segments.fit())))
+    found = oscillations(y, noise, width)
+    if env.graduation_step is not None and not found:
+        found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")))
+    dt = float(np.median(np.diff(steps))) if len(steps) > 1 else 1.0
+    out = []
+    for o in found:
+        mid = float(np.median(y[o.first: o.last + 1]))
+        out.append({"kind": "oscillation", "split": split, "first_step": int(steps[o.first]),
+                    "last_step": int(steps[o.last]), "high": mid + o.peak_to_peak / 2, "low": mid - o.peak_to_peak / 2,
+                    "ptp": o.peak_to_peak, "phase_steps": o.period * dt, "series_last_step": int(steps[-1]),
+                    "weight": int((o.last - o.first + 1) / o.period)})
     return out
 
 
@@ -272,7 +302,12 @@ def _merged(events: list[dict]) -> list[dict]:
         if out and ev["first_step"] <= out[-1]["last_step"]:
             prev = out[-1]
             keep = dict(ev if ev["weight"] > prev["weight"] else prev)
-            keep["first_step"] = min(prev["first_step"], ev["first_step"])
+            # a wave in sparse evals is dated to within half its period: denser training's start within that
+            # dates the event
+            slack = prev["phase_steps"] / 2 if prev["kind"] == "oscillation" and prev["split"] == "eval" \
+                and ev["split"] == "train" else 0.0
+            keep["first_step"] = ev["first_step"] if ev["first_step"] - prev["first_step"] <= slack \
+                else prev["first_step"]
             keep["last_step"] = max(prev["last_step"], ev["last_step"])
             keep["series_last_step"] = max(prev["series_last_step"], ev["series_last_step"])
             out[-1] = keep

@@ -1,0 +1,88 @@
+"""Sustained oscillation: a series that rises and falls with one period, far beyond its noise.
+
+Switching (levels.switching) wants two flat levels and swings (rules/volatility) a change at every
+point; a wave that takes a few points to rise and a few to fall is neither. Its periodogram has a line:
+one frequency whose power stands far above the continuum of the frequencies around it (noise, a
+learning curve, a wander of AR(1) noise or Markov switching all make a smooth spectrum). Where the
+wave is, complex demodulation at that frequency gives its local amplitude; the oscillation is where
+that amplitude is a large share of the env's range for a few periods in a row.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .incidents import runs_of_true
+from .segments import robust_sd
+
+MIN_PERIOD = 4  # points: a faster alternation is swings
+MAX_PERIOD = 64  # points ... and a slower one is read as levels (switching) or a trend
+MIN_PERIODS = 3  # a stretch must hold this many periods (and the series 4) to show a wave
+LINE_P = 0.01  # the line: power that noise reaches at any of the frequencies tried with this probability ...
+NEIGHBOURS = 8  # ... judged against the median power of this many frequencies on each side (the continuum)
+LINE_NOISE = 2.0  # ... and against this many times what the point noise alone would make of it
+PEAK_TO_PEAK = 0.3  # the wave's local peak-to-peak, as a share of the env's range ...
+ENVELOPE_NOISE = 3.0  # ... and this many times the peak-to-peak noise alone shows over one period
+
+
+@dataclass(frozen=True)
+class Oscillation:
+    first: int  # point indices of the oscillating stretch
+    last: int
+    period: float  # points
+    peak_to_peak: float  # raw scale, the stretch's median
+
+
+def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int = 0) -> list[Oscillation]:
+    """Oscillating stretches of `values` (raw scale, from point `start` on) whose peak-to-peak is at
+    least PEAK_TO_PEAK x `width` (the env's range); `noise_sd` is the series' point noise."""
+    y = np.asarray(values[start:], dtype=np.float64)
+    m = len(y)
+    if not width > 0 or m < 4 * MIN_PERIODS * MIN_PERIOD:
+        return []
+    longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
+    x = y - _moving_mean(y, 2 * longest + 1)  # a trend is not a wave
+    power = np.abs(np.fft.rfft(x)) ** 2 / m
+    k_lo, k_hi = int(np.ceil(m / longest)), int(np.floor(m / MIN_PERIOD))
+    if k_hi <= k_lo:
+        return []
+    k = k_lo + int(np.argmax(power[k_lo: k_hi + 1]))
+    side = np.concatenate([power[max(1, k - NEIGHBOURS): max(1, k - 1)], power[k + 2: k + NEIGHBOURS + 1]])
+    # noise's periodogram ordinates are exponential about the continuum (median ln 2 of its mean): the
+    # largest of n tried exceeds q x its mean with probability ~ n exp(-q)
+    q = float(np.log((k_hi - k_lo + 1) / LINE_P))
+    if len(side) < NEIGHBOURS or not power[k] > q / np.log(2) * float(np.median(side)):
+        return []
+    period = m / k
+    window = int(round(period)) | 1
+    phasor = np.exp(-2j * np.pi * np.arange(m) / period)
+    # local amplitude: the series times the line's phasor, averaged over one period
+    demod = _moving_mean(x * phasor, window)
+    ptp = 4 * np.abs(demod)  # amplitude a gives |mean| a / 2; peak-to-peak 2 a
+    # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's)
+    resid = x - 2 * np.real(demod * np.conj(phasor))
+    noise_sd = min(noise_sd, robust_sd(np.diff(resid)))
+    if not power[k] > LINE_NOISE * q * noise_sd ** 2:
+        return []
+    floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))
+    out = []
+    for a, b in runs_of_true(ptp >= floor):
+        if b - a + 1 < MIN_PERIODS * period:
+            continue
+        # the averaging spreads the wave's ends over a period: where it begins and ends its envelope is
+        # half its height
+        top = float(ptp[a: b + 1].max())
+        half = np.flatnonzero(ptp[a: b + 1] >= top / 2)
+        a, b = a + int(half[0]), a + int(half[-1])
+        out.append(Oscillation(start + a, start + b, float(period), float(np.median(ptp[a: b + 1]))))
+    return out
+
+
+def _moving_mean(x: np.ndarray, window: int) -> np.ndarray:
+    """Centred moving mean over `window` points (odd), over fewer at the ends."""
+    half = window // 2
+    c = np.concatenate([[0], np.cumsum(x)])
+    idx = np.arange(len(x))
+    lo, hi = np.maximum(idx - half, 0), np.minimum(idx + half + 1, len(x))
+    return (c[hi] - c[lo]) / (hi - lo)

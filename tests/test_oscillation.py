@@ -1,0 +1,49 @@
+"""The periodogram line test of curriwatch.oscillation: waves found and dated, noise of every kind not."""
+import numpy as np
+import pytest
+
+from curriwatch.oscillation import oscillations
+
+
+def _rise(n):
+    t = np.arange(n)
+    return 0.1 + 0.8 * (1 - np.exp(-t / 30))
+
+
+@pytest.mark.parametrize("period", [6, 11, 24])
+def test_a_wave_that_starts_late_is_found_and_dated(period):
+    rng = np.random.default_rng(period)
+    y = _rise(800)
+    y[300:] = 0.6 + 0.3 * np.cos(2 * np.pi * np.arange(500) / period)
+    (o,) = oscillations(y + rng.normal(0, 0.03, 800), 0.03, 0.8)
+    assert abs(o.period - period) < 0.1 * period
+    assert abs(o.first - 300) <= period / 2 and o.last >= 790
+    assert o.peak_to_peak == pytest.approx(0.6, rel=0.15)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("kind", ["gauss", "t3", "ar1", "uniform", "binomial8"])
+def test_noise_of_any_kind_is_no_wave(kind, seed):
+    rng = np.random.default_rng(seed)
+    n = 3000
+    base = _rise(n)
+    if kind == "gauss":
+        y, sd = base + rng.normal(0, 0.08, n), 0.08
+    elif kind == "t3":
+        y, sd = base + 0.05 * rng.standard_t(3, n), 0.05
+    elif kind == "uniform":
+        y, sd = base + rng.uniform(-0.2, 0.2, n), 0.115
+    elif kind == "binomial8":
+        y, sd = rng.binomial(8, np.clip(base, 0, 1)) / 8, 0.1
+    else:  # AR(1), phi 0.9: slow wander, a smooth red spectrum
+        e, z = np.zeros(n), rng.normal(0, 0.03, n)
+        for i in range(1, n):
+            e[i] = 0.9 * e[i - 1] + z[i]
+        y, sd = base + e, 0.03
+    assert oscillations(y, sd, 0.8) == []
+
+
+def test_a_wave_smaller_than_the_range_share_is_not_reported():
+    y = _rise(600)
+    y[200:] = 0.85 + 0.05 * np.cos(2 * np.pi * np.arange(400) / 10)  # peak-to-peak 0.1 of a 0.8 range
+    assert oscillations(y, 0.005, 0.8) == []
