@@ -63,6 +63,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
             env.cache["reference"] = reference
             env.cache["noise_reference"] = noise_refs[k]
+            env.cache["alone"] = len(run_envs) == 1
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
         spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]

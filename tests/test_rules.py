@@ -315,6 +315,10 @@ SHAPES = [
     # a success rate above 0.7 of its whole range stalls nowhere, though it never rose (it started there)
     Case("a rate held at 0.9 from its first point has not stalled",
          {"a": E(train="0.88~0.02x300")}, [], ("training_stagnation",)),
+    # a run of one env that never learned (a return flat from its first point) is stalled from the start:
+    # nothing says its level is a top (beside siblings on other scales it may be one already good: unknown)
+    Case("the only env of a run never learns", {"a": E(train="-1200~20x400")},
+         [("training_stagnation", "a", "warning", 0, 100)], ("training_stagnation", "prolonged_training")),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",
