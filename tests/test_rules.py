@@ -280,6 +280,16 @@ SHAPES = [
     Case("long noisy plateaus are no wave",
          {"a": E(train="0.1+0.05x16 0.85~0.1x3000"), "b": E(train="0.1+0.04x20 0.9b8x3000")},
          [], ("performance_volatility",)),
+    # two evals in a row that lost more than half the gain, far beyond the binomial noise, then back: a burst
+    # too short for a regression's 3 points; one such eval is an outlier
+    Case("two deep bad evals in a row after graduation are a dip",
+         {"a": E(eval="0.1+0.1x9 0.96b64x40 0.4b64x2 0.96b64x30", eval_every=25),
+          "b": E(eval="0.1+0.1x9 0.96b64x72", eval_every=25)},
+         [("performance_volatility", "a", "warning", 1225, 0)], ("performance_volatility", "graduated_regression")),
+    Case("one deep bad eval after graduation is an outlier",
+         {"a": E(eval="0.1+0.1x9 0.96b64x40 0.4b64 0.96b64x31", eval_every=25),
+          "b": E(eval="0.1+0.1x9 0.96b64x72", eval_every=25)},
+         [], ("performance_volatility", "graduated_regression")),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",

@@ -23,6 +23,9 @@ ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swi
 TRIM_KEEP = 0.8
 BURST_POINTS = 3  # low outliers after graduation: this many points in all ...
 BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_points of the last, are a burst
+DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
+DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
+DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
 SQRT2 = np.sqrt(2.0)
 
@@ -93,7 +96,33 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
             "low": float(level[sp["lowest"]]), "share": float(ratio[sp["lowest"]]),
             "back": float(level[sp["back"]]), "series_last_step": int(steps[-1]), "weight": 0}
            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
-    return out + _outlier_bursts(sig, s)
+    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s)
+
+
+def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
+    """Short deep drops after graduation: DEEP_POINTS or more points in a row (outliers too), each keeping
+    less than critical_regression_threshold of the gain and DEEP_NOISE noise sds below the held level, at
+    most `dip_points` of them, then back above regression_threshold. A lone bad eval is an outlier and a
+    lasting fall a regression; two evals in a row that lost half the gain, far beyond the noise, and came
+    back are a burst of instability too short for the regression's `smoothing_window`."""
+    r = s["regression"]
+    raw, steps = sig["raw"], sig["steps"]
+    value = sig["start"] + raw * sig["gain"]
+    noise = fit(env, sig["series"]).noise
+    sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    deep = sig["after"] & (raw < DEEP_SHARE) & (sig["baseline"] - value > DEEP_NOISE * sd)
+    falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
+    out = []
+    for a, b in runs_of_true(deep):
+        if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
+                or not raw[b + 1] >= r["regression_threshold"] or any(f0 <= b and a <= f1 for f0, f1 in falls):
+            continue
+        lowest = a + int(np.argmin(raw[a: b + 1]))
+        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[a]), "last_step": int(steps[b]),
+                    "points": b - a + 1, "low": float(sig["start"] + raw[lowest] * sig["gain"]),
+                    "share": float(raw[lowest]), "back": float(sig["start"] + raw[b + 1] * sig["gain"]),
+                    "series_last_step": int(steps[-1]), "weight": 0})
+    return out
 
 
 def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
