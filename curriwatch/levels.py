@@ -26,6 +26,8 @@ SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - st
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
+LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many noise sds (one level: about 1) ...
+LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
 LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
 # better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
 JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
@@ -318,9 +320,17 @@ def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[E
     n = len(f.series)
     if not scale > 0 or n - first < 2 * SWITCH_CHANGES:
         return []
-    ranges = [(first, n, None)] + [
-        (first, int(b), (max(first, int(a)), int(b))) for a, b in zip(f.segments.bounds[:-1], f.segments.bounds[1:])
-        if b - max(first, a) >= 2 * SWITCH_CHANGES and (a > first or b < n)]
+    # long segments whose points spread far beyond the noise (a burst of short phases made one segment),
+    # the most spread first and at most LOCAL_READINGS of them
+    z, sd = f.noise.z, median(f.noise.sigma)
+    spread = []
+    for a, b in zip(f.segments.bounds[:-1].tolist(), f.segments.bounds[1:].tolist()):
+        a = max(first, a)
+        if b - a >= 2 * SWITCH_CHANGES and (a > first or b < n):
+            ratio = float(np.std(z[a:b])) / sd if sd > 0 else np.inf
+            if ratio > LOCAL_SPREAD:
+                spread.append((ratio, a, b))
+    ranges = [(first, n, None)] + [(first, b, (a, b)) for _r, a, b in sorted(spread, reverse=True)[:LOCAL_READINGS]]
     out: list[Episode] = []
     for a, b, clusters in ranges:
         two = _two_level(f, a, b, clusters)

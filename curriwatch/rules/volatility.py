@@ -42,6 +42,8 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     eps = list(episodes(env))
     if env.graduation_step is not None:
         for split in ("train", "eval"):
+            if any(e.split == split and e.last_step >= env.graduation_step for e in eps):
+                continue  # the whole series' reading already sees switching there
             eps += [ep for ep in switching_after(env, split, width, env.graduation_step)
                     if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in eps)]
     events = [_switching_event(ep) for ep in eps]
