@@ -720,28 +720,13 @@ def _rows(run: dict, data: dict, key, with_state: bool) -> dict[int, dict]:
 
 
 def _wandb(dest: Path, runs: list) -> None:
-    os.environ.setdefault("WANDB_SILENT", "true")
+    """W&B offline runs logged with step= (the wide corpus's writer: each `.wandb` file copied once wandb
+    wrote its exit record)."""
     os.environ["WANDB_MODE"] = "offline"
-    import shutil
-    import tempfile
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from detection_corpus_wide import _wandb_runs
 
-    import wandb
-    from writers import wait_until_complete
-
-    with tempfile.TemporaryDirectory() as tmp:
-        for run_id, kwargs, rows in runs:
-            r = wandb.init(project="curriwatch-third", id=run_id, mode="offline", dir=tmp,
-                           settings=wandb.Settings(x_disable_stats=True, console="off"), **kwargs)
-            for step, row in rows:
-                r.log(row, step=step)
-            r.finish()
-        wandb.teardown()
-        for k, (run_id, _kw, _rows) in enumerate(runs):
-            src = next(Path(tmp).glob(f"wandb/offline-run-*-{run_id}/run-{run_id}.wandb"))
-            wait_until_complete(src)
-            target = dest / "wandb" / f"offline-run-20260101_0000{k:02d}-{run_id}" / src.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
+    _wandb_runs(dest, runs)
 
 
 def write_atropos_proc(folder: Path, run: dict, data: dict) -> None:
