@@ -112,3 +112,21 @@ def test_both_corpora_print_both_tables(monkeypatch, capsys):
     assert text.count("\nrule ") == 2 and "/cache/default" in text and "/cache/wide" in text
     assert detection.main(["--corpus", "both", "--json"]) == 0
     assert set(json.loads(capsys.readouterr().out)) == {"default", "wide"}
+
+
+def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
+    """One run of each third-corpus convention (SB3, CleanRL, ML-Agents, tinker, Atropos process mode,
+    generic W&B, a user profile): every label on a planned env of a planned run, and curriwatch reads every
+    planned run and env (no errors, nothing missing, no run judged unknown)."""
+    import detection_corpus_third as third
+
+    n = len(dict.fromkeys(third.CYCLE))
+    labels = third.build(tmp_path, len(third.CYCLE), 3)
+    plans = detection.load_plans(tmp_path)
+    assert len({p["convention"] for p in plans.values()}) == n
+    assert labels == json.loads((tmp_path / "labels.json").read_text()) and labels
+    for l in labels:
+        assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
+    detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
+    assert errors == [] and problems == [], (errors, problems)
+    assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
