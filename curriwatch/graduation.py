@@ -76,6 +76,9 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps
     plateau_points = min(PLATEAU_POINTS, max(SHORT_PLATEAU_POINTS, n // 3))
+    # its learning series ended while its evals went on: the trainer stopped training it (Marin, once graduated)
+    ev = env.eval
+    evaluated_after = bool(len(ev)) and ev.steps[-1] > steps[-1] + 3 * (ev.median_interval() or 0.0)
     sums = None
     for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
         k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
@@ -94,8 +97,9 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         while a < k:  # in growing chunks: a plateau is usually found within the first points
             b = min(k, a + size)
             ok = np.flatnonzero(_plateaued(units, sums, np.arange(a, b), graduation, gain, climb, plateau_points))
-            if len(ok):
-                return a + int(ok[0])
+            for g in (a + ok).tolist():
+                if _stays(units, sums, g, k, climb, evaluated_after):
+                    return g
             a, size = b, size * 4
     return None
 
@@ -143,6 +147,23 @@ def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain:
         return flat | slowed
     _n3, _m3, slope_trail, _t3, _s3 = range_regression(sums, np.maximum(np.minimum(lo, idx + 1 - points), 0), idx + 1)
     return (flat | slowed) & ~(np.nan_to_num(slope_trail) > CLIMB_SHARE * pace)
+
+
+def _stays(units: np.ndarray, sums, g: int, k: int, climb: tuple[float, int], evaluated_after: bool) -> bool:
+    """Whether the env stopped rising at point g by what follows: over the next points `climb` says a
+    slope needs (before it falls below the hold line at k), its slope is under CLIMB_SHARE of the pace it
+    rose at (over fewer when its series ends or it falls first, at least SHORT_PLATEAU_POINTS). A steady
+    climber whose last points wobble looks flat behind, not ahead; one whose plateau begins too near the
+    end of its series to tell has not been seen to stop — unless its training ended there while its evals
+    went on (`evaluated_after`). No pace to tell: it stays."""
+    pace, points = climb
+    if not np.isfinite(pace):
+        return True
+    end = min(g + points, k)  # up to where it fell below the hold line (a regression after it), if it did
+    if end - g < SHORT_PLATEAU_POINTS:  # too few points after it to tell
+        return k < len(units) or evaluated_after
+    _n, _m, slope, _t, _s = range_regression(sums, np.array([g]), np.array([end]))
+    return not float(np.nan_to_num(slope[0])) > CLIMB_SHARE * pace
 
 
 def _ema(values: np.ndarray, alpha: float) -> np.ndarray:

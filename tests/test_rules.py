@@ -543,3 +543,14 @@ def test_switching_levels_in_the_message_are_apart(tmp_path):
     (inc,) = got
     assert inc.evidence["high_level"] - inc.evidence["low_level"] > 0.2
     assert f"~{inc.evidence['high_level']:.3g}" in inc.message and f"~{inc.evidence['low_level']:.3g}" in inc.message
+
+
+def test_a_steady_climber_that_wobbles_near_its_end_has_not_graduated(tmp_path):
+    """A return climbing at one pace all run (steps of 2,048, as Stable-Baselines3 logs) whose last points
+    dip and climb on: flat behind a point near the end, not ahead of it — still active, and prolonged."""
+    case = Case("wobbling climber", {"a": E(train="0+5x280 1400-6x4 1376+5x16", train_every=2048)}, [],
+                ("prolonged_training",))
+    got, run = run_case(case, tmp_path)
+    (a,) = run.environments
+    assert a.graduation_step is None and a.current_state == "active"
+    assert [g.type for g in got] == ["prolonged_training"]
