@@ -31,6 +31,8 @@ LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
 LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
 # better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
 JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
+LOOSE_CLUSTERS = 2.0  # clusters whose sd is over this x the series' noise are loose ...
+LOOSE_SEPARATION = 4.0  # ... and must lie this many of their sds apart
 TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
@@ -389,8 +391,11 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
             break
         mid = (lo + hi) / 2
     floor = f.noise.base_sigma if f.noise.kind == "binomial" else median(f.noise.sigma)
-    sd = max(float(np.sqrt(np.mean(np.where(up, zz - hi, zz - lo) ** 2))), floor)
-    if not hi - lo >= TWO_LEVEL_SEPARATION * sd:
+    within = float(np.sqrt(np.mean(np.where(up, zz - hi, zz - lo) ** 2)))
+    sd = max(within, floor)
+    # clusters far looser than the noise (overdispersed or skewed noise splits into a tight top and a loose
+    # tail) must lie further apart than two levels with their own noise
+    if not hi - lo >= (LOOSE_SEPARATION if within > LOOSE_CLUSTERS * floor else TWO_LEVEL_SEPARATION) * sd:
         return None
     third = (hi - lo) / 3
     state = np.where(z >= hi - third, 1, np.where(z <= lo + third, 0, -1))

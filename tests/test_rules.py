@@ -554,3 +554,23 @@ def test_a_steady_climber_that_wobbles_near_its_end_has_not_graduated(tmp_path):
     (a,) = run.environments
     assert a.graduation_step is None and a.current_state == "active"
     assert [g.type for g in got] == ["prolonged_training"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_heavy_beta_binomial_noise_is_not_switching(tmp_path, seed):
+    """Rates of 64 episodes a batch (tinker logs the count) whose success probability itself varies from
+    batch to batch (beta-binomial, concentration 2): a tight top at 1 and a long loose tail, which 2-means
+    splits in two. Loose clusters must lie further apart than the binomial noise says: a noisy healthy env."""
+    from writers import TinkerJsonLogger
+
+    rng = np.random.default_rng(seed)
+    n = 1200
+    mean = np.clip(0.05 + 0.85 * np.minimum(np.arange(n) / 240, 1.0), 0.01, 0.99)  # a linear rise, then flat
+    noisy = rng.binomial(64, rng.beta(mean * 2, (1 - mean) * 2)) / 64
+    calm = rng.binomial(64, mean) / 64
+    log = TinkerJsonLogger(tmp_path / "run")
+    for i in range(n):
+        log.log_metrics({"env/a/reward/total": float(noisy[i]), "env/a/total_episodes": 64,
+                         "env/b/reward/total": float(calm[i]), "env/b/total_episodes": 64}, step=i)
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    assert [(w.type, w.env_id, w.first_step) for w in run.warnings if w.type == "performance_volatility"] == []
