@@ -163,8 +163,7 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
         if s is None:
             continue
         scales.append(s)
-        v = env.learning.values * env.sign
-        rates &= env.sign == 1 and bool(len(v)) and v.min() >= 0 and v.max() <= 1
+        rates &= rate_best(env, env.learning.values) == 1.0  # success rates (higher is better)
     if len(scales) < 2:
         return None
     starts = np.array([s[0] for s in scales])

@@ -260,10 +260,9 @@ def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndar
     if f.noise.kind == "binomial":  # its own trials are known: the siblings' do not apply
         return _over_window(np.asarray(f.noise.raw_sd(level), dtype=np.float64), window)
     quiet = _quiet_nearby(spread, window)
-    raw = f.series.values * env.sign
     if not _alternates(f.series.values):
         return quiet  # its own noise, however large: white noise is no swinging
-    if env.sign == 1 and raw.min() >= 0 and raw.max() <= 1 and ref.get("trials"):
+    if rate_best(env, f.series.values) == 1.0 and ref.get("trials"):  # a success rate: its siblings' trials
         p = np.clip(level, 0.02, 0.98)
         return np.minimum(quiet, np.sqrt(p * (1 - p) / ref["trials"]))
     if shared and ref.get("sd"):
