@@ -78,7 +78,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         stall_line = min(stall_line, best - (1 - STALL_SHARE))  # its whole range: best - 1 to best
     elif env.cache.get("alone") and not gain > MIN_GAIN_NOISE * median(np.atleast_1d(f.noise.raw_sd(top))) * seg.wander:
         # the run's only env never learned: nothing (no sibling, no rate's bound) makes its level a top, and a
-        # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: unknown
+        # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged
         stall_line = np.inf
     out = []
     for a, b in zip(bounds[:-1], bounds[1:]):
