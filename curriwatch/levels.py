@@ -274,9 +274,14 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     two = _two_level(f)
     if two is not None:
         for ep in _episodes_of(split, two, f.series.steps, scale, spans):
-            if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in episodes):
+            if not overlaps(ep, episodes):
                 episodes.append(ep)
     return joined(sorted(episodes, key=lambda e: e.first_step))
+
+
+def overlaps(ep: Episode, others: list[Episode]) -> bool:
+    """Whether `ep` shares a step with any of `others`."""
+    return any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in others)
 
 
 def joined(episodes: list[Episode]) -> list[Episode]:
@@ -338,7 +343,7 @@ def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[E
         if two is not None:
             out += [ep for ep in _episodes_of(split, two, f.series.steps, scale, judged_spans(env))
                     if ep.changes >= LOCAL_SWITCH_CHANGES
-                    and not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in out)]
+                    and not overlaps(ep, out)]
     return out
 
 

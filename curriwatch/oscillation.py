@@ -15,6 +15,7 @@ import numpy as np
 
 from .incidents import runs_of_true
 from .segments import robust_sd
+from .stats import centred_mean
 
 MIN_PERIOD = 4  # points: a faster alternation is swings
 MAX_PERIOD = 64  # points ... and a slower one is read as levels (switching) or a trend
@@ -42,7 +43,7 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     if not width > 0 or m < 4 * MIN_PERIODS * MIN_PERIOD:
         return []
     longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
-    x = y - _moving_mean(y, 2 * longest + 1)  # a trend is not a wave
+    x = y - centred_mean(y, longest)  # a trend is not a wave
     power = np.abs(np.fft.rfft(x)) ** 2 / m
     k_lo, k_hi = int(np.ceil(m / longest)), int(np.floor(m / MIN_PERIOD))
     if k_hi <= k_lo:
@@ -55,10 +56,11 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     if len(side) < NEIGHBOURS or not power[k] > q / np.log(2) * float(np.median(side)):
         return []
     period = m / k
-    window = int(round(period)) | 1
+    half = int(round(period)) // 2
+    window = 2 * half + 1
     phasor = np.exp(-2j * np.pi * np.arange(m) / period)
     # local amplitude: the series times the line's phasor, averaged over one period
-    demod = _moving_mean(x * phasor, window)
+    demod = centred_mean(x * phasor, half)
     ptp = 4 * np.abs(demod)  # amplitude a gives |mean| a / 2; peak-to-peak 2 a
     # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's)
     resid = x - 2 * np.real(demod * np.conj(phasor))
@@ -78,11 +80,3 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         out.append(Oscillation(start + a, start + b, float(period), float(np.median(ptp[a: b + 1]))))
     return out
 
-
-def _moving_mean(x: np.ndarray, window: int) -> np.ndarray:
-    """Centred moving mean over `window` points (odd), over fewer at the ends."""
-    half = window // 2
-    c = np.concatenate([[0], np.cumsum(x)])
-    idx = np.arange(len(x))
-    lo, hi = np.maximum(idx - half, 0), np.minimum(idx + half + 1, len(x))
-    return (c[hi] - c[lo]) / (hi - lo)

@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import segment_kernels
-from .stats import median
+from .stats import centred_mean, median
 
 _NUMPY_PATH = bool(os.environ.get("CURRIWATCH_NUMPY_SEGMENTS"))  # tests compare both paths
 NUMPY_FIRST = 300  # series segmented with numpy before loading the compiled kernel (~0.5 s once) pays off ...
@@ -38,6 +38,7 @@ PENALTY_SLOPE, PENALTY_BASE = 2.0, 6.0  # a change must explain 2 log(n) + 6 of 
 OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is an outlier stretch
 OUTLIER_ROUNDS = 3  # passes of taking out outliers and segmenting again
 MAX_SEGMENTS = 4096
+LOCAL_HALF = 4  # a binomial point's noise is judged at the mean level of the 2 x this + 1 points around it
 OVERDISPERSION = 1.3  # a binomial series whose own spread exceeds its model's by this much takes its own
 AR_MIN_PAIRS, AR_MIN_RHO = 30, 0.25  # autocorrelation is estimated from this many residual pairs, used above this
 AR_ROUNDS = 4  # ... re-estimated on coarser cuts until it settles
@@ -147,14 +148,6 @@ def _arcsine_sd_table(n: int) -> tuple[np.ndarray, np.ndarray]:
     return grid, np.sqrt(var)
 
 
-def _local_mean(x: np.ndarray, half: int = 4) -> np.ndarray:
-    """Centred running mean over 2 * half + 1 points (fewer at the ends): the level the noise is judged at."""
-    c = np.concatenate([[0.0], np.cumsum(x)])
-    i = np.arange(len(x))
-    lo, hi = np.maximum(i - half, 0), np.minimum(i + half + 1, len(x))
-    return (c[hi] - c[lo]) / (hi - lo)
-
-
 def _dispersion(z: np.ndarray, sigma: np.ndarray) -> float:
     """How much wider than its binomial model a rate series' noise is (1: as wide): the root of the
     mean of each change between neighbours squared over its expected variance, the largest 2 % (changes
@@ -187,7 +180,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if trials is not None:
         clipped = np.clip(raw, 0.0, 1.0)
         z = sign * np.arcsin(np.sqrt(clipped))
-        sigma = arcsine_sd(_local_mean(clipped), trials)
+        sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials)  # the level the noise is judged at
         base = median(sigma)
         # overdispersed when both a robust spread of the changes (blind to a few switches of level, fooled
         # by a coarse lattice) and the exact model point by point (the other way round) say so

@@ -41,6 +41,14 @@ def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
     return pd.Series(values).rolling(window, min_periods=1).median().to_numpy()
 
 
+def centred_mean(x: np.ndarray, half: int) -> np.ndarray:
+    """Centred running mean over 2 * half + 1 points (fewer at the ends); real or complex values."""
+    c = np.concatenate([[0.0], np.cumsum(x)])
+    i = np.arange(len(x))
+    lo, hi = np.maximum(i - half, 0), np.minimum(i + half + 1, len(x))
+    return (c[hi] - c[lo]) / (hi - lo)
+
+
 def window_sums(x: np.ndarray, y: np.ndarray):
     """Cumulative sums (with a leading 0) used for O(1) regressions over any index range."""
     def c(a):

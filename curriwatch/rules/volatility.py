@@ -9,7 +9,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
-from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, rate_best, switching_after
+from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, overlaps, rate_best, switching_after
 from ..stats import median
 from . import register
 from .regression import regression_signal, regression_spans
@@ -45,7 +45,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
             if any(e.split == split and e.last_step >= env.graduation_step for e in eps):
                 continue  # the whole series' reading already sees switching there
             eps += [ep for ep in switching_after(env, split, width, env.graduation_step)
-                    if not any(ep.first_step <= e.last_step and e.first_step <= ep.last_step for e in eps)]
+                    if not overlaps(ep, eps)]
     events = [_switching_event(ep) for ep in eps]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width) + _waves(env, split, width)
@@ -103,8 +103,8 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
 
 def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     """Short deep drops after graduation: DEEP_POINTS or more points in a row (outliers too), each keeping
-    less than critical_regression_threshold of the gain and DEEP_NOISE noise sds below the held level, at
-    most `dip_points` of them, then back above regression_threshold. A lone bad eval is an outlier and a
+    less than DEEP_SHARE of the gain and DEEP_NOISE noise sds below the held level, at most `dip_points`
+    of them, then back above regression_threshold; never inside a regression. A lone bad eval is an outlier and a
     lasting fall a regression; two evals in a row that lost half the gain, far beyond the noise, and came
     back are a burst of instability too short for the regression's `smoothing_window`."""
     r = s["regression"]
@@ -121,9 +121,8 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
             continue
         lowest = a + int(np.argmin(raw[a: b + 1]))
         out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[a]), "last_step": int(steps[b]),
-                    "points": b - a + 1, "low": float(sig["start"] + raw[lowest] * sig["gain"]),
-                    "share": float(raw[lowest]), "back": float(sig["start"] + raw[b + 1] * sig["gain"]),
-                    "series_last_step": int(steps[-1]), "weight": 0})
+                    "points": b - a + 1, "low": float(value[lowest]), "share": float(raw[lowest]),
+                    "back": float(value[b + 1]), "series_last_step": int(steps[-1]), "weight": 0})
     return out
 
 
