@@ -163,7 +163,7 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
     found = oscillations(y, noise, width)
     if env.graduation_step is not None and not found:
         found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")))
-    dt = float(np.median(np.diff(steps))) if len(steps) > 1 else 1.0
+    dt = f.series.median_interval() or 1.0
     out = []
     for o in found:
         mid = float(np.median(y[o.first: o.last + 1]))
