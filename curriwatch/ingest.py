@@ -265,6 +265,14 @@ def _group_key(result: SourceResult, grouper) -> tuple[tuple, tuple[str, str] | 
         if m:
             value = m.group("group")
             return ("rollout", value), (value, f"Marin rollout workers {value}-rollout-*")
+    if result.info.profile == "mlagents" and source.source == "tensorboard":
+        # one `mlagents-learn` run trains every behavior of results/{run_id}, each logged in its own folder:
+        # TensorboardWriter writes to "{base_dir}/{category}", base_dir the run's write_path, category the
+        # behavior (ml-agents mlagents/trainers/stats.py, TensorboardWriter._maybe_create_summary_writer;
+        # learn.py run_training). The behaviors are the envs of that one run.
+        parent = os.path.dirname(source.path.rstrip("/\\"))
+        label = os.path.basename(parent) or source.name
+        return ("mlagents", parent), (label, f"ML-Agents run {label}: one folder per behavior")
     if source.source == "wandb" and meta.get("run_id"):  # offline resumes: one id, several folders
         run_id = meta["run_id"]
         return ("resume", os.path.dirname(source.path), run_id), (None, f"W&B run {run_id}, resumed")
@@ -298,7 +306,8 @@ def _merge_infos(members: list[SourceResult], grouped: tuple | None, config: Con
         if label is None or why.startswith("matched by --group"):
             name = label or first.name
         else:
-            name = f"{parent}/{label}" if parent not in ("", ".") else label
+            name = f"{parent}/{label}" if parent not in ("", ".") and posixpath.basename(parent) != label \
+                else parent or label
         paths = [m.source.path for m in members]
         info = RunInfo(
             name=name,

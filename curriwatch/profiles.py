@@ -273,7 +273,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             ),
             performance_metric="Cumulative Reward",
             description="Unity ML-Agents: Environment/Cumulative Reward train, Environment/Lesson "
-            "Number/{param} lessons (split state); env = the behavior folder (results/{run}/{behavior}/)",
+            "Number/{param} lessons (split state); env = the behavior folder (results/{run}/{behavior}/), run = "
+            "results/{run}/ (its behaviors together)",
         ),
         Profile(
             "sb3",

@@ -64,8 +64,9 @@ def env_of(report, run: str, env: str):
 
 
 def test_folder_layout_lesson_timeline_and_time_per_lesson(tmp_path):
-    """Every behavior folder is a run whose env is the behavior; every parameter's lesson is logged
-    into every behavior's folder (TrainerController.advance loops over all trainers)."""
+    """The behavior folders of results/{run_id} are one run whose envs are the behaviors (one
+    mlagents-learn process trains them all); every parameter's lesson is logged into every behavior's
+    folder (TrainerController.advance loops over all trainers)."""
     lessons = [(0, {"big_wall_height": 0, "small_wall_height": 0}),
                (150_000, {"big_wall_height": 1, "small_wall_height": 0}),
                (200_000, {"big_wall_height": 1, "small_wall_height": 1}),
@@ -76,14 +77,14 @@ def test_folder_layout_lesson_timeline_and_time_per_lesson(tmp_path):
     assert sorted(p.name for p in (results / "wall_jump").iterdir()) == ["BigWallJump", "SmallWallJump"]
     ingest = curriwatch.load(tmp_path)
     assert sorted((r.name, r.profile, tuple(r.envs)) for r in ingest.runs) == [
-        ("results/wall_jump/BigWallJump", "mlagents", ("BigWallJump",)),
-        ("results/wall_jump/SmallWallJump", "mlagents", ("SmallWallJump",))]
+        ("results/wall_jump", "mlagents", ("BigWallJump", "SmallWallJump"))]
+    assert ingest.runs[0].group.startswith("ML-Agents run wall_jump")
     (alone,) = curriwatch.load(results / "wall_jump" / "SmallWallJump").runs  # pointed at the behavior folder itself
     assert alone.envs == ["SmallWallJump"]
     frame = ingest.frame
     assert not frame.metric.astype(str).str.contains("_hist|Hyperparameters|Is Training").any()
     report = curriwatch.analyze(ingest)
-    run, env = env_of(report, "results/wall_jump/BigWallJump", "BigWallJump")
+    run, env = env_of(report, "results/wall_jump", "BigWallJump")
     big, small = env.lessons
     assert (big.parameter, big.metric) == ("big_wall_height", "Lesson Number/big_wall_height")
     assert [(s.lesson, s.start_step, s.end_step) for s in big.spans] == [

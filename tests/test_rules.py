@@ -380,6 +380,17 @@ def test_switching_is_reported_as_switching(tmp_path):
     assert incident.evidence["kind"] == "switching" and not incident.resolved
 
 
+def test_a_dip_just_before_switching_sets_in_is_the_switching(tmp_path):
+    """Two bad points, a dozen good ones, then switching in phases of 10 points: one unstable period,
+    dated from the dip and reported as switching (not as the dip the switching was taken into)."""
+    case = Case("dip then switching", {
+        "a": E(train="0.1+0.1x8 0.9~0.02x40 0.2~0.02x2 0.9~0.02x12 (0.3~0.02x10 0.9~0.02x10)x10"),
+        "b": E(train="0.1+0.05x16 0.9~0.02x400")}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert (incident.type, incident.first_step, incident.evidence["kind"]) == ("performance_volatility", 480, "switching")
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)

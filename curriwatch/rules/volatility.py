@@ -26,6 +26,7 @@ BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_poin
 DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
 DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
+ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
 SQRT2 = np.sqrt(2.0)
 
@@ -325,10 +326,14 @@ def _row_quantile(a: np.ndarray, q: float) -> np.ndarray:
 
 def _merged(events: list[dict]) -> list[dict]:
     """Events of train and eval (switching or swings) that overlap are one: the earliest start, the
-    latest end; the message and evidence of the switching one (else the larger)."""
+    latest end; the message and evidence of the switching one (else the larger). A sustained event
+    also takes in one that adjoins it (see ADJOINING_PHASES)."""
     out: list[dict] = []
     for ev in sorted(events, key=lambda e: e["first_step"]):
-        if out and ev["first_step"] <= out[-1]["last_step"]:
+        # a sustained event (switching, oscillation) takes in another that ends or starts within
+        # ADJOINING_PHASES of its phases of it: a dip just before switching sets in is its first low phase
+        near = ADJOINING_PHASES * max(_phase(ev), _phase(out[-1])) if out else 0.0
+        if out and ev["first_step"] <= out[-1]["last_step"] + near:
             prev = out[-1]
             keep = dict(ev if ev["weight"] > prev["weight"] else prev)
             # a wave in sparse evals is dated to within half its period: denser training's start within that
@@ -343,3 +348,10 @@ def _merged(events: list[dict]) -> list[dict]:
             continue
         out.append(dict(ev))
     return out
+
+
+def _phase(ev: dict) -> float:
+    """A sustained event's phase (switching) or half period (oscillation) in steps; 0 for others."""
+    if ev["kind"] == "switching":
+        return float(ev["phase_steps"])
+    return float(ev["phase_steps"]) / 2 if ev["kind"] == "oscillation" else 0.0
