@@ -36,6 +36,11 @@ CASES = [
     Case("learns, then flat", {"a": E(train="0.1+0.01x50 0.6~0.03x150"), "b": E(train="0.1+0.02x45 0.95~0.02x155"),
                                "c": E(train="0.1+0.03x30 0.95~0.02x170")},
          [("training_stagnation", "a", "warning", 500, 100)], ("training_stagnation",)),
+    # a rise that steepens into the flat (a logistic's upper half): a line through all of it breaks late
+    Case("a rise steepening into a stall is dated at the knee",
+         {"a": E(train="0.02+0.0005x50 0.045+0.002x30 0.105+0.005x20 0.205+0.01x10 0.31~0.004x400"),
+          "b": E(train="0.1+0.05x16 0.9~0.02x494")},
+         [("training_stagnation", "a", "warning", 1100, 20)], ("training_stagnation",)),
     Case("slow steady learner", {"a": E(train="0.1+0.0025~0.03x300")}, [], ("training_stagnation",)),
     Case("plateau while waiting for graduation", {"a": E(state="1x15 2x65", train="0.1+0.05x18 0.95~0.02x52")},
          [], ("training_stagnation",)),

@@ -20,6 +20,8 @@ LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretc
 TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
                        # its threshold is not met there, so the top is a stall too
 RUN_SHARE = 0.1  # the stagnation window is at most this share of the run's span
+REFINE_ROUNDS = 3  # the break of the rise-then-flat fit is refitted over nearer windows up to this many times ...
+REFINE_CHI2 = 6.63  # ... each time it fits its window better by this many residual variances (chi2, 1 df, p 0.01)
 SLOWDOWN_SE = 2.0  # after a rise, a stall is a pace significantly (this many standard errors) below the rise's
 
 
@@ -94,7 +96,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
             continue
         # where the flat stretch began: the break of a rise-then-flat fit
         fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
-        onset = _onset(steps, y, fit_from, a + max(1, (b - a) // 4)) if a > lo else a
+        onset = _refined_onset(steps, y, fit_from, a + max(1, (b - a) // 4), s["min_points"]) if a > lo else a
         onset = max(onset, back)
         span = steps[b - 1] - steps[onset]
         if span < need or b - onset < s["min_points"]:
@@ -199,6 +201,44 @@ def _lag1(r: np.ndarray) -> float:
     """Lag-1 autocorrelation of residuals."""
     d = float(np.dot(r, r))
     return float(np.dot(r[1:], r[:-1])) / d if d > 0 and len(r) > 2 else 0.0
+
+
+def _refined_onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int, min_points: int) -> int:
+    """_onset over lo..i0, then again over a window as long before the break as after it (never under
+    min_points points a side), while the nearer break fits that window significantly better (its
+    residual sum of squares lower by more than REFINE_CHI2 residual variances): a line fits a curved
+    rise badly and its break lands late on a rise that steepens into the flat (a logistic's upper
+    half), where the last stretch of the rise alone is nearly straight; on a straight rise in heavy
+    noise the nearer fits differ by noise only and the break stays."""
+    k = _onset(steps, y, lo, i0)
+    for _ in range(REFINE_ROUNDS):
+        half = max(min_points, (k - lo) // 2)
+        a, b = max(lo, k - half), min(i0, k + half)
+        if b - a < 2 * min_points or k <= lo:
+            break
+        k2 = _onset(steps, y, a, b)
+        if k2 == k or k2 <= a:
+            break
+        x = (steps[a: b + 1] - steps[a]).astype(np.float64)
+        v = y[a: b + 1]
+        sse_new, sse_old = _hinge_sse(x, v, k2 - a), _hinge_sse(x, v, k - a)
+        if not sse_old - sse_new > REFINE_CHI2 * sse_new / max(len(v) - 3, 1):
+            break
+        k, lo = k2, a
+    return k
+
+
+def _hinge_sse(x: np.ndarray, v: np.ndarray, k: int) -> float:
+    """Residual sum of squares of the rise-then-flat fit with its break at point k (see _onset)."""
+    z = np.minimum(x - x[k], 0.0)
+    zm, vm = z - z.mean(), v - v.mean()
+    vz = float(np.dot(zm, zm))
+    sse = float(np.dot(vm, vm))
+    if vz > 0:
+        cov = float(np.dot(zm, vm))
+        if cov > 0:
+            sse -= cov * cov / vz
+    return sse
 
 
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
