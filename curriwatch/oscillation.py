@@ -19,9 +19,12 @@ from .stats import centred_mean
 
 MIN_PERIOD = 4  # points: a faster alternation is swings
 MAX_PERIOD = 64  # points ... and a slower one is read as levels (switching) or a trend
-MIN_PERIODS = 3  # a stretch must hold this many periods (and the series 4) to show a wave
+MIN_PERIODS = 3  # a stretch must hold this many periods (and the series 4) to show a wave ...
+NO_RANGE_PERIODS = 8  # ... and this many when the env has no range (it never learned) to judge its size by
 LINE_P = 0.01  # the line: power that noise reaches at any of the frequencies tried with this probability ...
 NEIGHBOURS = 8  # ... judged against the median power of this many frequencies on each side (the continuum)
+LINE_BINS = 4  # ... leaving out up to this many frequencies on each side of the line (its spread) ...
+LINE_SPREAD_BINS = 64  # ... one per this many frequency bins below it
 LINE_NOISE = 2.0  # ... and against this many times what the point noise alone would make of it
 PEAK_TO_PEAK = 0.3  # the wave's local peak-to-peak, as a share of the env's range ...
 ENVELOPE_NOISE = 3.0  # ... and this many times the peak-to-peak noise alone shows over one period
@@ -37,10 +40,11 @@ class Oscillation:
 
 def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int = 0) -> list[Oscillation]:
     """Oscillating stretches of `values` (raw scale, from point `start` on) whose peak-to-peak is at
-    least PEAK_TO_PEAK x `width` (the env's range); `noise_sd` is the series' point noise."""
+    least PEAK_TO_PEAK x `width` (the env's range; 0 when it has none: then against the noise alone);
+    `noise_sd` is the series' point noise."""
     y = np.asarray(values[start:], dtype=np.float64)
     m = len(y)
-    if not width > 0 or m < 4 * MIN_PERIODS * MIN_PERIOD:
+    if not width >= 0 or m < 4 * MIN_PERIODS * MIN_PERIOD:
         return []
     longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
     x = y - centred_mean(y, longest)  # a trend is not a wave
@@ -49,7 +53,12 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     if k_hi <= k_lo:
         return []
     k = k_lo + int(np.argmax(power[k_lo: k_hi + 1]))
-    side = np.concatenate([power[max(1, k - NEIGHBOURS): max(1, k - 1)], power[k + 2: k + NEIGHBOURS + 1]])
+    # the continuum beside the line, leaving out its spread: a wave sampled at jittered steps (per-episode
+    # logging at irregular global steps) spreads its line over more frequencies the higher it is (the jitter
+    # moves a faster wave's phase more); a low line's near neighbours are the continuum already
+    gap = int(np.clip(round(k / LINE_SPREAD_BINS), 1, LINE_BINS))
+    side = np.concatenate([power[max(1, k - gap - NEIGHBOURS): max(1, k - gap)],
+                           power[k + gap + 1: k + gap + NEIGHBOURS + 1]])
     # noise's periodogram ordinates are exponential about the continuum (median ln 2 of its mean): the
     # largest of n tried exceeds q x its mean with probability ~ n exp(-q)
     q = float(np.log((k_hi - k_lo + 1) / LINE_P))
@@ -69,8 +78,11 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         return []
     floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))
     out = []
+    # without a range to compare with, a wave must keep its rhythm many times over: the slow wander of
+    # smoothed noise (a rolling mean of episodes) makes a few wave-like periods
+    periods = MIN_PERIODS if width > 0 else NO_RANGE_PERIODS
     for a, b in runs_of_true(ptp >= floor):
-        if b - a + 1 < MIN_PERIODS * period:
+        if b - a + 1 < periods * period:
             continue
         # the averaging spreads the wave's ends over a period: where it begins and ends its envelope is
         # half its height

@@ -47,3 +47,29 @@ def test_a_wave_smaller_than_the_range_share_is_not_reported():
     y = _rise(600)
     y[200:] = 0.85 + 0.05 * np.cos(2 * np.pi * np.arange(400) / 10)  # peak-to-peak 0.1 of a 0.8 range
     assert oscillations(y, 0.005, 0.8) == []
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_wave_logged_per_episode_at_irregular_steps_is_found(seed):
+    """CleanRL logs a return per finished episode: a wave over training iterations reaches the points
+    at irregular phases (here one iteration in ten ends 3 or 5 episodes instead of 4), which spreads
+    its line over a few frequencies. The continuum is read beyond that spread. A return oscillating all
+    its life has no learned range (width 0): it is judged against its noise alone."""
+    rng = np.random.default_rng(seed)
+    per_iteration = rng.choice([3, 4, 5], 1000, p=[0.05, 0.9, 0.05])
+    t = np.repeat(np.arange(1000), per_iteration) + np.concatenate([np.arange(k) / k for k in per_iteration])
+    y = 1500 + 700 * np.cos(2 * np.pi * t / 3) + rng.normal(0, 30, len(t))
+    found = oscillations(y, 30.0, 0.0)
+    assert found and found[0].peak_to_peak > 700
+    assert sum(o.last - o.first + 1 for o in found) > 0.5 * len(y)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_rolling_mean_of_noise_is_no_wave(seed):
+    """Stable-Baselines3's ep_rew_mean is the mean of the last 100 episodes: the noise of an env that never
+    learns (no range: width 0) wanders slowly, a red spectrum that falls steeply beside a low frequency."""
+    rng = np.random.default_rng(seed)
+    episodes = rng.uniform(-300, 500, 4 * 400 + 100)
+    y = np.convolve(episodes, np.ones(100) / 100, "valid")[::4]  # 4 episodes per logged iteration
+    noise = float(np.std(np.diff(y)) / np.sqrt(2))
+    assert oscillations(y, noise, 0.0) == []

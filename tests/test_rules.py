@@ -282,6 +282,11 @@ SHAPES = [
     Case("a rate that oscillates all its life is volatility, not a stall",
          {"a": E(train="0.5w0.3p9~0.05x400"), "b": E(train="0.1+0.05x16 0.9~0.02x384")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
+    # a return waving all its life has no learned range (segmentation reads a fast wave as noise about one
+    # level): judged against its noise alone, it is volatility, not an env that never learned
+    Case("a return that oscillates all its life is volatility, not a stall",
+         {"a": E(train="1500w700p12~50x600")}, [("performance_volatility", "a", "warning", 0, 50)],
+         ("performance_volatility", "training_stagnation")),
     Case("long noisy plateaus are no wave",
          {"a": E(train="0.1+0.05x16 0.85~0.1x3000"), "b": E(train="0.1+0.04x20 0.9b8x3000")},
          [], ("performance_volatility",)),

@@ -158,8 +158,10 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
     y, steps = f.series.values, f.series.steps
     if len(y) < 2:
         return []
-    if not width > 0 and rate_best(env, y) is not None:
-        width = 1.0  # a rate that oscillates all its life has no learned range, but a rate's range is [0, 1]
+    if not width > 0:
+        # a wave all its life leaves no learned range (segmentation reads a fast wave as noise about one
+        # level): a rate's range is [0, 1]; any other metric's wave is judged against its noise alone
+        width = 1.0 if rate_best(env, y) is not None else 0.0
     noise = median(np.atleast_1d(f.noise.raw_sd(f.segments.fit())))
     found = oscillations(y, noise, width)
     if env.graduation_step is not None and not found:
