@@ -28,6 +28,8 @@ SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usua
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
 LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many noise sds (one level: about 1) ...
 LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
+SHORT_PHASE_POINTS = 3  # a chain whose inner phases last fewer points (median) needs LOCAL_SWITCH_CHANGES ...
+LONG_SERIES_POINTS = 100  # ... in a series of more points than this
 LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
 # better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
 JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
@@ -504,11 +506,23 @@ def _switching_in(split: str, seg: Segments, steps: np.ndarray, phases: list, sc
         while b - a >= SWITCH_CHANGES:
             run = _regular_prefix(duration[a + 1: b])  # inner phases a+1..b-1
             end = a + run + 1
-            if end - a >= SWITCH_CHANGES:
+            if end - a >= _changes_needed(seg, phases[a + 1: end]):
                 episodes.append(_episode(split, seg, steps, phases[a: end + 1], end - a))
             a = end
         k = m + 1
     return episodes
+
+
+def _changes_needed(seg: Segments, inner: list) -> int:
+    """Changes a chain needs to be switching: SWITCH_CHANGES, or LOCAL_SWITCH_CHANGES when its inner
+    phases last under SHORT_PHASE_POINTS points (median) in a series of over LONG_SERIES_POINTS points:
+    a long series of a rate's lattice noise near a bound holds a few one- and two-point dips in a row
+    somewhere by chance (the more points, the likelier), while in a few dozen sparse evals such a chain
+    is a burst."""
+    if not inner or int(seg.bounds[-1]) <= LONG_SERIES_POINTS:
+        return SWITCH_CHANGES
+    points = [int(seg.count[p[0]: p[1] + 1].sum()) for p in inner]
+    return LOCAL_SWITCH_CHANGES if median(np.array(points, dtype=np.float64)) < SHORT_PHASE_POINTS else SWITCH_CHANGES
 
 
 def _regular_prefix(inner: np.ndarray) -> int:

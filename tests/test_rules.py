@@ -401,6 +401,34 @@ def test_a_dip_just_before_switching_sets_in_is_the_switching(tmp_path):
     assert (incident.type, incident.first_step, incident.evidence["kind"]) == ("performance_volatility", 480, "switching")
 
 
+def _fixture_series(name: str) -> str:
+    """A committed series (tests/fixtures/series/NAME.txt: a comment line, then the values) in the notation."""
+    from pathlib import Path
+
+    lines = (Path(__file__).parent / "fixtures" / "series" / f"{name}.txt").read_text().splitlines()
+    return " ".join(line for line in lines if not line.startswith("#"))
+
+
+def test_chance_dips_of_lattice_noise_in_a_long_series_are_not_switching(tmp_path):
+    """759 points of an ML-Agents behavior held near 1 (means of ~8 episodes): somewhere in so long a
+    series its lattice noise makes a chain of one- and two-point dips that alternate 4 times. Short
+    phases need 8 changes in a series of over 100 points."""
+    case = Case("lattice noise near 1", {"a": E(train=_fixture_series("mlagents_pushblock_near_1"), train_every=1000),
+                                         "b": E(train="0.1+0.1x9 0.96b8x750", train_every=1000)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [w for w in got if w.type == "performance_volatility"] == []
+
+
+def test_a_burst_of_short_phases_in_a_few_dozen_sparse_evals_is_switching(tmp_path):
+    """In 47 sparse evals the same kind of chain (phases of 1-2 evals, 6 changes) is a burst."""
+    case = Case("burst in sparse evals", {
+        "a": E(eval="0.1+0.1x9 0.95~0.02x15 0.5~0.02 0.95~0.02 0.5~0.02x2 0.95~0.02 0.5~0.02 0.95~0.02x15", eval_every=20),
+        "b": E(eval="0.1+0.1x9 0.95~0.02x38", eval_every=20)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert (incident.type, incident.first_step, incident.evidence["kind"]) == ("performance_volatility", 480, "switching")
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)
