@@ -152,7 +152,8 @@ def _plateaued(units: np.ndarray, sums, idx: np.ndarray, graduation: dict, gain:
 def _stays(units: np.ndarray, sums, g: int, k: int, climb: tuple[float, int], evaluated_after: bool) -> bool:
     """Whether the env stopped rising at point g by what follows: over the next points `climb` says a
     slope needs (before it falls below the hold line at k), its slope is under CLIMB_SHARE of the pace it
-    rose at (over fewer when its series ends or it falls first, at least SHORT_PLATEAU_POINTS). A steady
+    rose at (over fewer when it falls first, at least SHORT_PLATEAU_POINTS; when its series ends first, at
+    least half of them). A steady
     climber whose last points wobble looks flat behind, not ahead; one whose plateau begins too near the
     end of its series to tell has not been seen to stop — unless its training ended there while its evals
     went on (`evaluated_after`). No pace to tell: it stays."""
@@ -162,6 +163,8 @@ def _stays(units: np.ndarray, sums, g: int, k: int, climb: tuple[float, int], ev
     end = min(g + points, k)  # up to where it fell below the hold line (a regression after it), if it did
     if end - g < SHORT_PLATEAU_POINTS:  # too few points after it to tell
         return k < len(units) or evaluated_after
+    if end == len(units) and end - g < points // 2 and not evaluated_after:
+        return False  # its series ends before half the points a slope needs: a climber's last wobble, unseen to stop
     _n, _m, slope, _t, _s = range_regression(sums, np.array([g]), np.array([end]))
     return not float(np.nan_to_num(slope[0])) > CLIMB_SHARE * pace
 

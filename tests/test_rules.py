@@ -429,6 +429,17 @@ def test_a_burst_of_short_phases_in_a_few_dozen_sparse_evals_is_switching(tmp_pa
     assert (incident.type, incident.first_step, incident.evidence["kind"]) == ("performance_volatility", 480, "switching")
 
 
+def test_a_climber_whose_series_ends_in_a_wobble_has_not_graduated(tmp_path):
+    """289 points of an SB3 return that rises steadily and jumps, then settles, in its last 9 points:
+    fewer than half the points a slope needs to tell its pace from flat, so it was not seen to stop. It
+    stays active, and active that long it is prolonged training."""
+    case = Case("steady riser", {"a": E(train=_fixture_series("sb3_halfcheetah_steady_riser"), train_every=2048)}, [])
+    got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    assert (env.current_state, env.graduation_step) == ("active", None)
+    assert [w.type for w in got] == ["prolonged_training"]
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)
