@@ -440,6 +440,21 @@ def test_a_climber_whose_series_ends_in_a_wobble_has_not_graduated(tmp_path):
     assert [w.type for w in got] == ["prolonged_training"]
 
 
+def test_a_gradual_fall_is_dated_where_its_points_cross_the_line(tmp_path):
+    """77 evals of a gradual fall: segmentation ends the held segment after the fall began, so that
+    segment's last points are already below the regression line. first_step is the first point below
+    the line: the one before it is still above."""
+    values = [float(v) for v in _fixture_series("atropos_gradual_fall").split()]
+    case = Case("gradual fall", {"a": E(eval=" ".join(map(str, values)), eval_every=10)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.type == "graduated_regression"
+    start, held = incident.evidence["start_level"], incident.evidence["baseline"]
+    share = [(v - start) / (held - start) for v in values]
+    i = incident.first_step // 10
+    assert share[i] < 0.85 <= share[i - 1], (incident.first_step, share[i - 1], share[i])
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)

@@ -125,6 +125,20 @@ def _spans(env: EnvData, s: dict) -> list[dict]:
     return spans
 
 
+def _crossed(sig: dict, i0: int, line: float) -> int:
+    """Where the fall crossed the regression line: the span's first point (the first of its low
+    segment), or earlier when the points just before it, in the segment before, are already below the
+    line — a gradual fall that segmentation cut after it had begun (the segment's level still above the
+    line holds its last, fallen points). Outliers aside; never before the first held point."""
+    first = int(np.argmax(sig["after"])) if sig["after"].any() else i0
+    j = i0
+    while j - 1 >= first and (sig["outlier"][j - 1] or sig["raw"][j - 1] < line):
+        j -= 1
+    while j < i0 and sig["outlier"][j]:
+        j += 1
+    return j
+
+
 @register("graduated_regression", "a graduated env keeps less than regression_threshold (warning) / "
           "critical_regression_threshold (critical) of its learned gain (start level to the level it held)")
 def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
@@ -137,7 +151,7 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
         i0, i1, low = span["first"], span["last"], span["lowest"]
         severity = "critical" if span["critical"] else "warning"
         share = float(sig["ratio"][low])
-        onset = int(sig["steps"][i0])
+        onset = int(sig["steps"][_crossed(sig, i0, s["regression_threshold"])])
         since = onset - sig["graduation_step"]
         rapid = since <= s["rapid_regression_window"]
         current = float(sig["level"][-1])
