@@ -216,42 +216,37 @@ def _refined_onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int, min_point
         a, b = max(lo, k - half), min(i0, k + half)
         if b - a < 2 * min_points or k <= lo:
             break
-        k2 = _onset(steps, y, a, b)
+        gain = np.maximum(_hinge_gains(steps, y, a, b), 0.0)  # a break after no rise fits as a flat line
+        k2 = a + int(np.argmax(gain)) if gain.max() > 0 else a
         if k2 == k or k2 <= a:
             break
-        x = (steps[a: b + 1] - steps[a]).astype(np.float64)
         v = y[a: b + 1]
-        sse_new, sse_old = _hinge_sse(x, v, k2 - a), _hinge_sse(x, v, k - a)
-        if not sse_old - sse_new > REFINE_CHI2 * sse_new / max(len(v) - 3, 1):
+        sse_new = float(np.sum((v - v.mean()) ** 2)) - gain[k2 - a]
+        if not gain[k2 - a] - gain[k - a] > REFINE_CHI2 * sse_new / max(len(v) - 3, 1):
             break
         k, lo = k2, a
     return k
 
 
-def _hinge_sse(x: np.ndarray, v: np.ndarray, k: int) -> float:
-    """Residual sum of squares of the rise-then-flat fit with its break at point k (see _onset)."""
-    z = np.minimum(x - x[k], 0.0)
-    zm, vm = z - z.mean(), v - v.mean()
-    vz = float(np.dot(zm, zm))
-    sse = float(np.dot(vm, vm))
-    if vz > 0:
-        cov = float(np.dot(zm, vm))
-        if cov > 0:
-            sse -= cov * cov / vz
-    return sse
-
-
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
     """Where the flat stretch detected at point i0 began: the break of the best-fitting hinge
-    (a line up to the break, flat after it) over points lo..i0; lo when nothing rose before.
+    (a line up to the break, flat after it) over points lo..i0; lo when nothing rose before."""
+    if i0 + 1 - lo < 4:
+        return lo
+    gain = _hinge_gains(steps, y, lo, i0)
+    best = int(np.argmax(gain))
+    return lo + best if np.isfinite(gain[best]) and gain[best] > 0 else lo
 
-    For a break at point k the regressor is z_i = min(x_i - x_k, 0); every break's least-squares
-    fit comes from prefix sums, so all breaks cost O(n)."""
+
+def _hinge_gains(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> np.ndarray:
+    """For a break at each point k of lo..i0, how much a hinge (a line up to the break, flat after it)
+    lowers the residual sum of squares of a flat line; -inf where the line before the break falls.
+
+    The regressor is z_i = min(x_i - x_k, 0); every break's least-squares fit comes from prefix sums,
+    so all breaks cost O(n)."""
     x = (steps[lo: i0 + 1] - steps[lo]).astype(np.float64)
     v = y[lo: i0 + 1]
     n = len(x)
-    if n < 4:
-        return lo
     k = np.arange(n)  # points before the break: 0..k-1
     s1 = np.concatenate([[0.0], np.cumsum(x)])[:-1]
     sxx = np.concatenate([[0.0], np.cumsum(x * x)])[:-1]
@@ -266,5 +261,4 @@ def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
         slope = np.where(vz > 0, cov / vz, 0.0)
         gain = np.where(vz > 0, cov * cov / vz, 0.0)  # SSE reduction of the hinge over a flat line
     gain[slope <= 0] = -np.inf  # a break only counts after a rise
-    best = int(np.argmax(gain))
-    return lo + best if np.isfinite(gain[best]) and gain[best] > 0 else lo
+    return gain
