@@ -455,6 +455,30 @@ def test_a_gradual_fall_is_dated_where_its_points_cross_the_line(tmp_path):
     assert share[i] < 0.85 <= share[i - 1], (incident.first_step, share[i - 1], share[i])
 
 
+def test_a_linear_fall_is_dated_where_its_ramp_crosses_the_line(tmp_path):
+    """A fall of 0.005 per point over 80 points: segmentation cuts the ramp into a staircase whose
+    first step below the line begins after the ramp crossed it. The fitted ramp dates it at the first
+    point past the crossing (to within a point); a sudden fall stays dated at its first low point."""
+    case = Case("linear fall", {"a": E(train="0.1+0.1x9 0.95~0.03x60 0.95-0.005x80 0.55~0.03x40", train_every=10),
+                                "b": E(train="0.1+0.1x9 0.95b32x60 0.79b32x40", train_every=10)}, [])
+    got, _run = run_case(case, tmp_path)
+    by_env = {w.env_id: w for w in got if w.type == "graduated_regression"}
+    ramp = by_env["a"]
+    line = ramp.evidence["start_level"] + 0.85 * (ramp.evidence["baseline"] - ramp.evidence["start_level"])
+    crossing = 10 * (69 + next(k for k in range(80) if 0.95 - 0.005 * k < line))
+    assert abs(ramp.first_step - crossing) <= 10, (ramp.first_step, crossing)
+    assert by_env["b"].first_step == 690
+
+
+def test_a_gradual_fall_in_sparse_evals_is_dated_within_two_evals_of_its_true_crossing(tmp_path):
+    """112 tinker evals (third corpus) of a linear fall over 94 steps whose true curve crosses 0.85 of
+    the gain at step 1014; the low segment begins earlier, on a noisy point."""
+    case = Case("linear fall in evals", {"a": E(eval=_fixture_series("tinker_linear_fall"), eval_every=10)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.type == "graduated_regression" and abs(incident.first_step - 1014) <= 20, incident.first_step
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)

@@ -125,18 +125,72 @@ def _spans(env: EnvData, s: dict) -> list[dict]:
     return spans
 
 
-def _crossed(sig: dict, i0: int, line: float) -> int:
-    """Where the fall crossed the regression line: the span's first point (the first of its low
-    segment), or earlier when the points just before it, in the segment before, are already below the
-    line — a gradual fall that segmentation cut after it had begun (the segment's level still above the
-    line holds its last, fallen points). Outliers aside; never before the first held point."""
+RAMP_POINTS = 400  # the fall's ramp is fitted within this many points either side of the low segment's start
+RAMP_CHI2 = 3.84  # a ramp is kept over a sudden step when it lowers the SSE by this many residual variances (chi2 1 df, p 0.05)
+
+
+def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
+    """Where the fall crossed the regression line. A gradual fall is cut by segmentation somewhere on
+    its way down (the segment before still holds its first fallen points, or the low segment its last
+    points above the line), so the fall is fitted as a ramp from the level before to the low segment's
+    level (`_ramp`; a sudden fall is a ramp of one step) and dated at the first point below the line
+    at or after where the ramp crosses it. Without a level above the line before, the span's first point, or
+    earlier where the points just before it are already below the line. Outliers aside; never before
+    the first held point."""
     first = int(np.argmax(sig["after"])) if sig["after"].any() else i0
+    seg, index = sig["segments"], sig["segment"]
+    ratio = sig["ratio"]
+    if i0 > first and ratio[i0 - 1] > line > ratio[i0]:
+        lo = max(first, int(seg.bounds[index[i0 - 1]]), i0 - RAMP_POINTS)
+        hi = min(i1 + 1, int(seg.bounds[index[i0] + 1]), i0 + RAMP_POINTS)
+        c = lo + _ramp(sig["raw"][lo:hi], ~sig["outlier"][lo:hi], float(ratio[i0 - 1]), float(ratio[i0]), line)
+        j = min(max(int(np.ceil(c)), first), i1)
+        while j < i1 and (sig["outlier"][j] or sig["raw"][j] >= line):
+            j += 1
+        return j
     j = i0
     while j - 1 >= first and (sig["outlier"][j - 1] or sig["raw"][j - 1] < line):
         j -= 1
     while j < i0 and sig["outlier"][j]:
         j += 1
     return j
+
+
+def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float) -> float:
+    """Least-squares ramp through y: `high` up to point a, `low` from point b on (a < b), a straight
+    line between; returns the (fractional) index where it crosses `line`. Every (a, b) is scored at
+    once from prefix sums of the kept points."""
+    n = len(y)
+    keep = keep & np.isfinite(y)
+    w = keep.astype(float)
+    i = np.arange(n, dtype=float)
+    zh, zl = np.where(keep, y - high, 0.0), np.where(keep, y - low, 0.0)
+
+    def cum(v):
+        return np.concatenate([[0.0], np.cumsum(v)])
+    h2, l2 = cum(zh * zh), cum(zl * zl)
+    s0, s1, s2 = cum(w), cum(w * i), cum(w * i * i)
+    z1, zi, zz = cum(zh), cum(zh * i), h2
+    a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    ok = b > a
+    a, b = a[ok], b[ok]
+    d = (low - high) / (b - a)
+    # interior points a < k < b: sum (zh_k - d (k - a))^2, from prefix sums over [a+1, b)
+    lo_, hi_ = a + 1, b
+
+    def part(c):
+        return c[hi_] - c[lo_]
+    inner = (part(zz) - 2 * d * (part(zi) - a * part(z1))
+             + d * d * (part(s2) - 2 * a * part(s1) + a * a * part(s0)))
+    sse = h2[a + 1] + inner + (l2[n] - l2[b])
+    k = int(np.argmin(sse))
+    step = np.flatnonzero(b == a + 1)
+    ks = int(step[np.argmin(sse[step])])
+    # a ramp is one parameter more than a sudden step: kept only where it fits significantly better
+    var = sse[k] / max(s0[n] - 3, 1)
+    if sse[ks] - sse[k] < RAMP_CHI2 * var:
+        k = ks
+    return float(a[k] + (b[k] - a[k]) * (high - line) / (high - low))
 
 
 @register("graduated_regression", "a graduated env keeps less than regression_threshold (warning) / "
@@ -151,7 +205,7 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
         i0, i1, low = span["first"], span["last"], span["lowest"]
         severity = "critical" if span["critical"] else "warning"
         share = float(sig["ratio"][low])
-        onset = int(sig["steps"][_crossed(sig, i0, s["regression_threshold"])])
+        onset = int(sig["steps"][_crossed(sig, i0, i1, s["regression_threshold"])])
         since = onset - sig["graduation_step"]
         rapid = since <= s["rapid_regression_window"]
         current = float(sig["level"][-1])
