@@ -54,6 +54,8 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     out = []
     for ev in _merged(events):
         ongoing = ev["last_step"] >= ev["series_last_step"]
+        if not ongoing and env.graduation_step is not None and ev["first_step"] < env.graduation_step:
+            continue  # began while it learned and was over before the series ended: its learning's noise
         if ev["kind"] == "switching":
             msg = (f"{ev['split']} performance switches between ~{env.show(ev['high']):.3g} and "
                    f"~{env.show(ev['low']):.3g}: {ev['changes']} changes of level from step {ev['first_step']} to "
