@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .envdata import EnvData, Series
-from .segments import Noise, Segments, build_segments, noise_model, segment
+from .segments import Noise, Segments, build_segments, noise_model, robust_sd, segment
 from .stats import median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
@@ -26,6 +26,8 @@ SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - st
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
+TRANSITION_NOISE = 2.0  # a calm phase's last points this many noise sds on the way to the next phase began the change ...
+TRANSITION_SHARE = 0.1  # ... and at least this share of the gap
 LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many noise sds (one level: about 1) ...
 LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
 SHORT_PHASE_POINTS = 3  # a chain whose inner phases last fewer points (median) needs LOCAL_SWITCH_CHANGES ...
@@ -272,10 +274,10 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     if not scale > 0 or len(f.series) < SWITCH_CHANGES + 1:
         return []
     spans = judged_spans(env)
-    episodes = _episodes_of(split, f.segments, f.series.steps, scale, spans)
+    episodes = _episodes_of(split, f.segments, f.series, scale, spans)
     two = _two_level(f)
     if two is not None:
-        for ep in _episodes_of(split, two, f.series.steps, scale, spans):
+        for ep in _episodes_of(split, two, f.series, scale, spans):
             if not overlaps(ep, episodes):
                 episodes.append(ep)
     return joined(sorted(episodes, key=lambda e: e.first_step))
@@ -343,23 +345,24 @@ def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[E
     for a, b, clusters in ranges:
         two = _two_level(f, a, b, clusters)
         if two is not None:
-            out += [ep for ep in _episodes_of(split, two, f.series.steps, scale, judged_spans(env))
+            out += [ep for ep in _episodes_of(split, two, f.series, scale, judged_spans(env))
                     if ep.changes >= LOCAL_SWITCH_CHANGES
                     and not overlaps(ep, out)]
     return out
 
 
-def _episodes_of(split: str, seg: Segments, steps: np.ndarray, scale: float,
+def _episodes_of(split: str, seg: Segments, series, scale: float,
                  spans: list[tuple[float, float]]) -> list[Episode]:
-    """The switching episodes among `seg`'s segments, judged within each of `spans`."""
+    """The switching episodes among `seg`'s segments of `series`, judged within each of `spans`."""
     if len(seg) < SWITCH_CHANGES + 1 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
         return []  # alternating phases need the segment levels to turn that often (a staircase never does)
+    steps = series.steps
     seg_steps = steps[seg.bounds[:-1]]
     episodes = []
     for lo, hi in spans:
         chosen = np.flatnonzero((seg_steps >= lo) & (seg_steps < hi))
         if len(chosen) >= SWITCH_CHANGES + 1:
-            episodes += _switching_in(split, seg, steps, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
+            episodes += _switching_in(split, seg, series, _phases(seg, SWITCH_SHARE * scale, chosen), scale)
     return episodes
 
 
@@ -480,10 +483,11 @@ def judged_spans(env: EnvData) -> list[tuple[float, float]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _switching_in(split: str, seg: Segments, steps: np.ndarray, phases: list, scale: float) -> list[Episode]:
+def _switching_in(split: str, seg: Segments, series, phases: list, scale: float) -> list[Episode]:
     """The switching episodes among consecutive phases (see `switching`)."""
     if len(phases) < SWITCH_CHANGES + 1:
         return []
+    steps = series.steps
     levels = np.array([p[2] for p in phases])
     zl = np.array([p[3] for p in phases])
     se = np.array([p[4] for p in phases])
@@ -507,7 +511,7 @@ def _switching_in(split: str, seg: Segments, steps: np.ndarray, phases: list, sc
             run = _regular_prefix(duration[a + 1: b])  # inner phases a+1..b-1
             end = a + run + 1
             if end - a >= _changes_needed(seg, phases[a + 1: end]):
-                episodes.append(_episode(split, seg, steps, phases[a: end + 1], end - a))
+                episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a))
             a = end
         k = m + 1
     return episodes
@@ -562,10 +566,13 @@ def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
     return 0, -1
 
 
-def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes: int) -> Episode:
+def _episode(split: str, seg: Segments, series, phases: list, changes: int) -> Episode:
     """An episode from its phases. The first (last) phase belongs to it when it is no longer than
     twice the inner phases (an env switching from its first point); else the episode starts at the
-    first change (a burst after a long calm stretch)."""
+    first change (a burst after a long calm stretch) — where the points of the calm phase are already
+    on their way to the next one (beyond TRANSITION_NOISE noise sds of their own level; a wave leaves
+    its level gradually, and its points caught mid-change join the nearer phase)."""
+    steps, values = series.steps, series.values
     bounds = seg.bounds
     first_pt = [int(bounds[p[0]]) for p in phases]
     last_pt = [int(bounds[p[1] + 1]) - 1 for p in phases]
@@ -576,6 +583,18 @@ def _episode(split: str, seg: Segments, steps: np.ndarray, phases: list, changes
     first = first_pt[0] if lengths[0] <= 2 * typical else first_pt[1]
     last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
     levels = np.array([p[2] for p in phases])
+    if first > first_pt[0]:
+        gap = levels[1] - levels[0]
+        calm = values[first_pt[0]: first]
+        noise = robust_sd(np.diff(calm[~seg.outlier[first_pt[0]: first]]))
+        # on the way from phase 0 to phase 1: beyond TRANSITION_NOISE noise sds of its level, toward the other
+        on_way = np.sign(gap) * (values - levels[0]) > max(TRANSITION_NOISE * noise, TRANSITION_SHARE * abs(gap))
+        j = first
+        while j - 1 >= first_pt[0] and (seg.outlier[j - 1] or on_way[j - 1]):
+            j -= 1
+        while j < first and seg.outlier[j]:
+            j += 1
+        first = j
     # the phases alternate: every other one is high (a split at the median can put both in one group)
     odd, even = median(levels[0::2]), median(levels[1::2]) if len(levels) > 1 else median(levels)
     return Episode(split, int(steps[first]), int(steps[last]), changes, max(odd, even), min(odd, even),

@@ -489,6 +489,17 @@ def test_a_gradual_fall_in_sparse_evals_is_dated_within_two_evals_of_its_true_cr
     assert incident.type == "graduated_regression" and abs(incident.first_step - 1014) <= 20, incident.first_step
 
 
+def test_a_wave_after_a_long_calm_is_dated_where_it_leaves_the_held_level(tmp_path):
+    """200 evals (third corpus): a slow wave sets in after a long calm and is read as switching.
+    A wave leaves its level gradually and its first points on the way down join the calm phase; the
+    episode is dated back to where they were already on their way (the true start is eval 156.4)."""
+    case = Case("wave after calm", {"a": E(eval=_fixture_series("userprof_sinus_after_graduation"), eval_every=50)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "switching"
+    assert abs(incident.first_step - 50 * 156.4) <= 2 * 50, incident.first_step
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)
