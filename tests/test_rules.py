@@ -68,6 +68,11 @@ CASES = [
          {"a": E(train="0.05~0.03x20 (0.2 0.7 0.4 0.9 0.3 0.8)x8 0.9~0.03x200", train_every=10),
           "b": E(train="0.05~0.03x20 0.1+0.02x40 0.9~0.03x200", train_every=10)},
          [], ("performance_volatility",)),
+    # two deep points in a row: a burst after a calm, chance among a series' many lone outliers
+    Case("two deep points in a row after a calm", {"a": E(train="0.1+0.1x9 0.9~0.02x600 0.1 0.1 0.9~0.02x150")},
+         [("performance_volatility", "a", "warning", 6090, 0)], ("performance_volatility",)),
+    Case("two deep points in a row among many lone outliers",
+         {"a": E(train="0.1+0.1x9 (0.9~0.02x30 0.1)x20 0.1 (0.9~0.02x30 0.1)x5")}, [], ("performance_volatility",)),
     Case("a noisy low performer is as noisy as its level explains", {"a": E(train="0.1~0.05x200")},
          [], ("performance_volatility",)),
     Case("graduated env's evals swing", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",

@@ -26,6 +26,7 @@ BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_poin
 DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
 DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
+CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) would make such a run this often by chance
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
 SQRT2 = np.sqrt(2.0)
@@ -118,10 +119,18 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     deep = sig["after"] & (raw < DEEP_SHARE) & (sig["baseline"] - value > DEEP_NOISE * sd)
     falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
     out = []
-    for a, b in runs_of_true(deep):
+    runs = runs_of_true(deep)
+    lone = np.zeros(len(raw) + 1)  # lone deep points (outlier noise) before each point, after graduation
+    for a, b in runs:
+        lone[a + 1:] += a == b
+    held = np.concatenate([[0], np.cumsum(sig["after"])])
+    for a, b in runs:
         if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
                 or not raw[b + 1] >= r["regression_threshold"] or any(f0 <= b and a <= f1 for f0, f1 in falls):
             continue
+        before = held[a]
+        if before and before * (lone[a] / before) ** (b - a + 1) > CHANCE_RUNS:
+            continue  # lone deep points came often enough before it that such a run among them is chance
         lowest = a + int(np.argmin(raw[a: b + 1]))
         out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[a]), "last_step": int(steps[b]),
                     "points": b - a + 1, "low": float(value[lowest]), "share": float(raw[lowest]),
