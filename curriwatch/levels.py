@@ -277,10 +277,30 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     episodes = _episodes_of(split, f.segments, f.series, scale, spans)
     two = _two_level(f)
     if two is not None:
-        for ep in _episodes_of(split, two, f.series, scale, spans):
-            if not overlaps(ep, episodes):
-                episodes.append(ep)
+        episodes = _either_reading(episodes, _episodes_of(split, two, f.series, scale, spans))
     return joined(sorted(episodes, key=lambda e: e.first_step))
+
+
+def _either_reading(segmented: list[Episode], two_level: list[Episode]) -> list[Episode]:
+    """Episodes of the two readings: where they overlap, those of the reading that counts more changes
+    there (the segments' on a tie) — segmentation may break a long run of switching that the two-level
+    reading follows whole, and the other way round."""
+    out = []
+    both = [(ep, 0) for ep in segmented] + [(ep, 1) for ep in two_level]
+    both.sort(key=lambda x: x[0].first_step)
+    cluster, end = [], None
+    for ep, src in both + [(None, None)]:
+        if ep is not None and cluster and ep.first_step <= end:
+            cluster.append((ep, src))
+            end = max(end, ep.last_step)
+            continue
+        if cluster:
+            changes = [sum(e.changes for e, s in cluster if s == r) for r in (0, 1)]
+            pick = 1 if changes[1] > changes[0] else 0
+            out += [e for e, s in cluster if s == pick]
+        if ep is not None:
+            cluster, end = [(ep, src)], ep.last_step
+    return out
 
 
 def overlaps(ep: Episode, others: list[Episode]) -> bool:
@@ -507,12 +527,22 @@ def _switching_in(split: str, seg: Segments, series, phases: list, scale: float)
         first, last = _consistent_core(levels[k: m + 2])
         a = k + first  # phases a..b switch between two levels; split them where the rhythm breaks
         b = k + last
+        kept = []
         while b - a >= SWITCH_CHANGES:
             run = _regular_prefix(duration[a + 1: b])  # inner phases a+1..b-1
             end = a + run + 1
             if end - a >= _changes_needed(seg, phases[a + 1: end]):
-                episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a))
+                kept.append((a, end))
             a = end
+        # rhythmic runs of one chain with more changes between them (too few or too irregular to be
+        # switching alone) are one unstable period; runs apart by one long calm phase stay two
+        groups = []
+        for a, end in kept:
+            if groups and a - groups[-1][1] >= 2:
+                groups[-1][1] = end
+            else:
+                groups.append([a, end])
+        episodes += [_episode(split, seg, series, phases[a: end + 1], end - a) for a, end in groups]
         k = m + 1
     return episodes
 

@@ -14,6 +14,7 @@ RISE = "0.1+0.045x20"  # 20 evals (0..950) from 0.1 to ~0.95
 GRADUATED_AT_1000 = "1x20 2x60"  # state every 50: active 0..950, graduated 1000..3950
 TRAIN_TO_1000 = "0.1+0.01x86 0.95~0.02x10"  # train every 10 while active
 
+MARKOV_DWELLS = [8, 21, 15, 77, 43, 158, 6, 17, 54, 68, 6, 6, 11, 68, 8, 19, 11, 37]
 CASES = [
     # graduated_regression
     Case("graduated env collapses", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
@@ -73,6 +74,15 @@ CASES = [
          [("performance_volatility", "a", "warning", 6090, 0)], ("performance_volatility",)),
     Case("two deep points in a row among many lone outliers",
          {"a": E(train="0.1+0.1x9 (0.9~0.02x30 0.1)x20 0.1 (0.9~0.02x30 0.1)x5")}, [], ("performance_volatility",)),
+    # Markov switching after graduation: phases of 6..158 points (the third corpus's t048 dwell times);
+    # its rhythm breaks a few times, but changes go on between the runs: one unstable period, no regression
+    Case("switching of irregular rhythm is one period", {"a": E(train="0.1+0.1x9 0.85~0.03x200 " + " ".join(
+        f"{0.35 if i % 2 == 0 else 0.85}~0.03x{d}" for i, d in enumerate(MARKOV_DWELLS)))},
+         [("performance_volatility", "a", "warning", 2090, 0)], ("performance_volatility", "graduated_regression")),
+    Case("two bursts apart by a long calm are two", {"a": E(train="0.1+0.1x9 0.85~0.03x200 (0.35~0.03x5 0.85~0.03x5)x4 "
+                                                                   "0.85~0.03x300 (0.35~0.03x5 0.85~0.03x5)x4 0.85~0.03x50")},
+         [("performance_volatility", "a", "warning", 2090, 0), ("performance_volatility", "a", "warning", 5490, 0)],
+         ("performance_volatility",)),
     Case("a noisy low performer is as noisy as its level explains", {"a": E(train="0.1~0.05x200")},
          [], ("performance_volatility",)),
     Case("graduated env's evals swing", {"a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40",

@@ -126,3 +126,19 @@ def test_an_env_that_rises_at_once_began_at_the_foot_of_its_ramp():
     flat = np.where(x < 20, -186.0, -50.0) + rng.normal(0, 4, 100)  # a start that was held: its level
     f2 = Fit(Series(x * 50, flat), noise_model(flat), segment(noise_model(flat), flat))
     assert start_level(f2) == pytest.approx(float(f2.segments.level[0]))
+
+
+def test_where_the_readings_overlap_the_one_with_more_changes_is_kept():
+    """Segmentation may break a long run of switching that the two-level reading follows whole (the
+    third corpus's t009 Crawler: 34 changes against 8 + 48); episodes apart from the other reading's
+    stay, and a tie keeps the segments'."""
+    from curriwatch.levels import Episode, _either_reading
+
+    def ep(a, b, changes):
+        return Episode("train", a, b, changes, 0.7, -0.2, 90.0, 9000)
+    segmented = [ep(4870, 8190, 34), ep(9500, 9900, 4)]
+    two_level = [ep(4700, 5360, 8), ep(5370, 9000, 48), ep(100, 300, 4)]
+    got = sorted((e.first_step, e.last_step) for e in _either_reading(segmented, two_level))
+    assert got == [(100, 300), (4700, 5360), (5370, 9000), (9500, 9900)]
+    tie = _either_reading([ep(0, 100, 8)], [ep(50, 150, 8)])
+    assert [(e.first_step, e.last_step) for e in tie] == [(0, 100)]
