@@ -94,20 +94,16 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
             continue
         if top_windows is None and float(np.mean(y[a:b][~seg.outlier[a:b]])) >= stall_line:
             continue
-        # where the flat stretch began: the break of a rise-then-flat fit
-        fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
-        onset = _refined_onset(steps, y, fit_from, a + max(1, (b - a) // 4), s["min_points"]) if a > lo else a
-        onset = max(onset, back)
-        span = steps[b - 1] - steps[onset]
-        if span < need or b - onset < s["min_points"]:
+        # where the flat stretch began: the break of a rise-then-flat fit; a wobble just before it (a
+        # shallow or brief dip whose recovery counted as progress) may be part of it; failing that, from
+        # the segment before (a rise cut late), or from its own first point (the segment before is a dip)
+        onset = None
+        for reach in dict.fromkeys(_wobbled_back(steps, seg, seg_of[a], lo, min_rise, window) + [back, a]):
+            onset = _flat_from(f, lo, a, b, reach, window, need, stall_line, top_windows, min_rise, s)
+            if onset is not None:
+                break
+        if onset is None:
             continue
-        if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line and \
-                (top_windows is None or span < top_windows * window):
-            continue  # at the top: waiting to graduate (prolonged_training reports an env that never does)
-        if _rising(f, onset, b, min_rise):
-            continue
-        if a > lo and not _slowed(f, fit_from, onset, b):
-            continue  # a slow steady climb whose window-long stretches rise too little to tell: no stall
         lastp = int(steps[b - 1])
         resolved = b < hi or resolved_after
         mean = float(np.mean(y[onset:b]))
@@ -126,6 +122,43 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
                          f"{s['stagnation_window']} to {int(window)} steps to hold {s['min_points']} points"}
                 if sparse else {})}))
     return out
+
+
+def _flat_from(f, lo: int, a: int, b: int, back: int, window: float, need: float, stall_line: float,
+               top_windows: float | None, min_rise: float, s: dict) -> int | None:
+    """Where the flat stretch a..b-1 began (the break of a rise-then-flat fit, not before point
+    `back`), or None when from there it is no stall: too short, at the top, rising, or no slower than
+    the rise before it."""
+    steps, y, seg = f.series.steps, f.series.values, f.segments
+    fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
+    onset = _refined_onset(steps, y, fit_from, a + max(1, (b - a) // 4), s["min_points"]) if a > lo else a
+    onset = max(onset, back)
+    span = steps[b - 1] - steps[onset]
+    if span < need or b - onset < s["min_points"]:
+        return None
+    if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line and \
+            (top_windows is None or span < top_windows * window):
+        return None  # at the top: waiting to graduate (prolonged_training reports an env that never does)
+    if _rising(f, onset, b, min_rise):
+        return None
+    if a > lo and not _slowed(f, fit_from, onset, b):
+        return None  # a slow steady climb whose window-long stretches rise too little to tell: no stall
+    return onset
+
+
+def _wobbled_back(steps: np.ndarray, seg, j: int, lo: int, min_rise: float, window: float) -> list[int]:
+    """How far back the onset of a flat stretch starting at segment j may reach over a wobble (into the
+    segment before the one the env held before it): segment j-1 a dip
+    below segment j-2, less than min_rise deep or shorter than a window, and segment j back no more than
+    min_rise above j-2 (a recovery that counted as progress from the dip, not progress beyond where it
+    was). [] without one."""
+    if j < 2 or seg.bounds[j - 2] < lo:
+        return []
+    held, dip, now = seg.level[j - 2], seg.level[j - 1], seg.level[j]
+    brief = steps[int(seg.bounds[j])] - steps[int(seg.bounds[j - 1])] < window
+    if dip < held and (held - dip < min_rise or brief) and now <= held + min_rise:
+        return [max(lo, int(seg.bounds[max(j - 3, 0)]))]  # into the segment before, as without a wobble
+    return []
 
 
 def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
