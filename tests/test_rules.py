@@ -51,6 +51,14 @@ CASES = [
                                            "b": E(train="0.1+0.02x45 0.95~0.02x159"),
                                            "c": E(train="0.1+0.03x30 0.95~0.02x174")},
          [("training_stagnation", "a", "warning", 100, 140)], ("training_stagnation",)),
+    # a staircase that waits at its first stair 3.5 windows (30 steps here: 10 % of the span) is a pause
+    # between steps; waiting 4.3 windows before progress came is a stall
+    Case("a pause of 3.5 windows before the next stair", {"a": E(train="0.001~0.001x106 0.0+0.1x9 0.9~0.03x185", train_every=1),
+                                                        "b": E(train="0.1+0.1x9 0.9~0.03x291", train_every=1)},
+         [], ("training_stagnation",)),
+    Case("a stall of 4.3 windows that progress ended", {"a": E(train="0.001~0.001x130 0.0+0.1x9 0.9~0.03x161", train_every=1),
+                                                      "b": E(train="0.1+0.1x9 0.9~0.03x291", train_every=1)},
+         [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
     Case("slow steady learner", {"a": E(train="0.1+0.0025~0.03x300")}, [], ("training_stagnation",)),
     Case("plateau while waiting for graduation", {"a": E(state="1x15 2x65", train="0.1+0.05x18 0.95~0.02x52")},
          [], ("training_stagnation",)),

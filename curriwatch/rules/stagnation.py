@@ -11,8 +11,8 @@ from ..stats import median
 from . import judged_window, register
 
 WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
-RESUMED_WINDOWS = 3  # a stall that progress ends must last this many windows (a slow learner's staircase
-                     # pauses for a window or two between significant steps)
+RESUMED_WINDOWS = 4  # a stall that progress ends must last this many windows (a slow learner's staircase
+                     # pauses for a window or three between significant steps)
 HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
 RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
