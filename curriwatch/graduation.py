@@ -4,7 +4,7 @@ An env graduates where a trainer's threshold-and-plateau test would: once its se
 curve has reached GRADUATION_SHARE of its gain (from its start to its top, widened to the run's shared
 scale when its siblings measure on one) and then held at least HOLD_SHARE of it for `plateau_window`
 (in the trainer's units: rollouts when the log counts them, else steps; at least HOLD_POINTS points),
-outside any stretch where it switches between levels; the graduation step is the end of that window. The gain must stand out of the noise. With `stop_threshold` set (the
+outside any stretch where it switches between levels; the graduation step is the end of that window. The gain must stand out of the noise (or its start and top levels out of their standard errors). With `stop_threshold` set (the
 trainer's own absolute threshold, in the metric's units) the EMA-smoothed performance must also have
 reached it. A curriculum's own evidence (training stopped while evals went on) and a trainer's saved
 state file win over inference (see analyze.py).
@@ -31,7 +31,8 @@ RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (best - start): a succe
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
 RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the run's span
-MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates)
+MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates) ...
+LEVEL_Z = 6.0  # ... or the start and top levels, each the mean of its points, this many standard errors
 
 
 def units_of(steps: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
@@ -52,7 +53,9 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     gain = hi - lo
     noise = median(np.atleast_1d(f.noise.raw_sd(hi)))
     values = f.series.values
-    if not gain > MIN_GAIN_NOISE * noise * f.segments.wander or gain <= 0:
+    level = f.segments.fit()
+    if not (gain > MIN_GAIN_NOISE * noise * f.segments.wander or _levels_apart(level, lo, hi, noise * f.segments.wander)) \
+            or gain <= 0:
         if graduation["stop_threshold"] is None:
             return None
     line = lo + GRADUATION_SHARE * gain
@@ -60,7 +63,6 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     if best is not None:
         line = max(line, lo + RATE_SHARE * (best - lo))
     hold = lo + HOLD_SHARE * gain
-    level = f.segments.fit()
     high = level >= line
     if graduation["stop_threshold"] is not None:
         ema = _ema(values, graduation["ema_alpha"])
@@ -102,6 +104,18 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
                     return g
             a, size = b, size * 4
     return None
+
+
+def _levels_apart(level: np.ndarray, lo: float, hi: float, sd: float) -> bool:
+    """Whether the start and the top are levels held long enough to stand apart by LEVEL_Z standard
+    errors though the gain is within a few point-noise sds: heavy noise about a plain learning curve
+    (each level the mean of its points, sd / sqrt(points))."""
+    gain = hi - lo
+    at_top = np.count_nonzero(level >= lo + GRADUATION_SHARE * gain)
+    at_start = np.count_nonzero(level <= lo + (1 - GRADUATION_SHARE) * gain)
+    if not at_top or not at_start or not sd > 0:
+        return False
+    return gain > LEVEL_Z * sd * math.sqrt(1 / at_top + 1 / at_start)
 
 
 def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: float, sd: float,

@@ -59,6 +59,11 @@ CASES = [
     Case("a stall of 4.3 windows that progress ended", {"a": E(train="0.001~0.001x130 0.0+0.1x9 0.9~0.03x161", train_every=1),
                                                       "b": E(train="0.1+0.1x9 0.9~0.03x291", train_every=1)},
          [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
+    # a gain of ~2.3 point-noise sds, but each level the mean of dozens of points: it learned, and graduated
+    Case("a plain step up in heavy noise graduates", {"a": E(train="0~1.5x40 2~1.5x300")}, [],
+         ("prolonged_training", "training_stagnation")),
+    Case("heavy noise about one level never graduates", {"a": E(train="0~1.5x340")},
+         [("training_stagnation", "a", "warning", 0, 0)], ("prolonged_training", "training_stagnation")),
     Case("slow steady learner", {"a": E(train="0.1+0.0025~0.03x300")}, [], ("training_stagnation",)),
     Case("plateau while waiting for graduation", {"a": E(state="1x15 2x65", train="0.1+0.05x18 0.95~0.02x52")},
          [], ("training_stagnation",)),
