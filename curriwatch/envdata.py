@@ -11,6 +11,10 @@ from .stats import median
 from .timeline import Interval, Transition
 
 
+PAUSE_INTERVALS = 3.0  # an interval this many times the median is a pause in logging, not its pace
+LATTICE_SHARE = 0.9  # logging is regular when this share of its intervals are whole multiples of the median ...
+LATTICE_TOLERANCE = 0.02  # ... within this share of it
+
 @dataclass(frozen=True)
 class Series:
     """One metric of one env: steps (int64, non-decreasing: several observations may share a step),
@@ -61,6 +65,23 @@ class Series:
         d = np.diff(self.steps)
         d = d[d > 0]
         return median(d) if len(d) else None
+
+    def pace(self) -> float | None:
+        """The logging interval a window of k points spans k of: for regular logging (nearly every
+        interval a whole multiple of the median: a period that logged nothing is a missed point) the
+        median; for irregular logging (per finished episode) the mean, pauses (over PAUSE_INTERVALS x
+        the median) left out."""
+        if len(self.steps) < 2:
+            return None
+        d = np.diff(self.steps).astype(np.float64)
+        d = d[d > 0]
+        if not len(d):
+            return None
+        med = median(d)
+        ratio = d / med
+        if np.mean(np.abs(ratio - np.round(ratio)) <= LATTICE_TOLERANCE) >= LATTICE_SHARE:
+            return med
+        return float(np.mean(d[d <= PAUSE_INTERVALS * med]))
 
 
 @dataclass

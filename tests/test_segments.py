@@ -142,3 +142,20 @@ def test_where_the_readings_overlap_the_one_with_more_changes_is_kept():
     assert got == [(100, 300), (4700, 5360), (5370, 9000), (9500, 9900)]
     tie = _either_reading([ep(0, 100, 8)], [ep(50, 150, 8)])
     assert [(e.first_step, e.last_step) for e in tie] == [(0, 100)]
+
+
+def test_a_window_of_points_spans_the_median_of_regular_logging_and_the_mean_of_irregular_logging():
+    """ML-Agents logs nothing for a summary period without an episode (a missed point: the median
+    stays the period); CleanRL logs each finished episode (its intervals spread: k points span k x
+    their mean); a pause in logging is no part of either."""
+    from curriwatch.envdata import Series
+
+    regular = np.cumsum(np.where(np.arange(300) % 7 == 0, 2000, 1000))  # every 7th period missed
+    assert Series(regular, np.zeros(300)).pace() == 1000
+    rng = np.random.default_rng(3)
+    gaps = 4 * rng.integers(6, 19, 400)
+    gaps[200] = 5000  # a pause
+    irregular = np.cumsum(gaps)
+    kept = np.delete(gaps[1:], 199)
+    assert Series(irregular, np.zeros(400)).pace() == pytest.approx(kept.mean())
+    assert Series(irregular, np.zeros(400)).median_interval() != pytest.approx(kept.mean())

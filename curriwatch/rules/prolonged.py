@@ -13,8 +13,8 @@ def _judged_pace(env: EnvData) -> float | None:
     """The steps between the points a stagnation window widens with: the training points, or the
     evals of an env that logs only evals (as stagnation judges it)."""
     if len(env.train) >= 2:
-        return env.train.median_interval()
-    return env.eval.median_interval() if len(env.eval) >= 2 else None
+        return env.train.pace()
+    return env.eval.pace() if len(env.eval) >= 2 else None
 
 
 @register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "

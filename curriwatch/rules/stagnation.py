@@ -58,7 +58,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     steps, y, seg = f.series.steps, f.series.values, f.segments
     if hi - lo < s["min_points"]:
         return []
-    dt = f.series.take(slice(lo, hi)).median_interval() or 1.0
+    dt = f.series.take(slice(lo, hi)).pace() or 1.0
     # in plain steps a window's size says nothing of the run's: at most RUN_SHARE of its span (a run
     # logged at steps 0..80 cannot hold two 100-step windows), still widened to min_points points
     base = min(s["stagnation_window"], max(RUN_SHARE * (env.run_last_step - env.run_first_step), 1.0))
