@@ -72,15 +72,18 @@ EXPLAINED_SHARE = 0.5
 
 def drop_explained(incidents: list[Incident]) -> list[Incident]:
     """The incidents without those another incident of the same env explains (EXPLAINED_BY); a span
-    starts at the evidence's `active_since` where there is one (prolonged_training)."""
-    out = []
-    for inc in incidents:
-        causes = EXPLAINED_BY.get(inc.type, ())
-        first = inc.evidence.get("active_since", inc.first_step)
-        span = max(inc.last_step - first, 1)
-        if any(o.type in causes and o.env_id == inc.env_id
+    starts at the evidence's `active_since` where there is one (prolonged_training). Then point-to-point
+    swings within a regression that stands are the noise of the level it fell to (a rate's noise grows
+    away from its bound): the regression's."""
+    out = [inc for inc in incidents if not _explained(inc, incidents, EXPLAINED_BY)]
+    return [inc for inc in out if not (inc.type == "performance_volatility" and inc.evidence.get("kind") == "swings"
+                                       and _explained(inc, out, {inc.type: ("graduated_regression",)}))]
+
+
+def _explained(inc: Incident, incidents: list[Incident], by: dict) -> bool:
+    causes = by.get(inc.type, ())
+    first = inc.evidence.get("active_since", inc.first_step)
+    span = max(inc.last_step - first, 1)
+    return any(o.type in causes and o.env_id == inc.env_id
                and min(o.last_step, inc.last_step) - max(o.first_step, first) >= EXPLAINED_SHARE * span
-               for o in incidents):
-            continue
-        out.append(inc)
-    return out
+               for o in incidents)

@@ -537,6 +537,14 @@ def test_a_wave_after_a_long_calm_is_dated_where_it_leaves_the_held_level(tmp_pa
     assert abs(incident.first_step - 50 * 156.4) <= 2 * 50, incident.first_step
 
 
+def test_swings_at_the_level_a_regression_fell_to_are_the_regression(tmp_path):
+    """An ML-Agents rate (third corpus) falls from ~0.94 to ~0.34 and stays: its beta-binomial noise
+    there, far from the bound, is wider than at the top, and swings over it. One event: the regression."""
+    case = Case("fall to a noisy level", {"a": E(train=_fixture_series("mlagents_fall_to_noisy_level"), train_every=1000)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.severity) for w in got] == [("graduated_regression", "critical")]
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)
