@@ -123,6 +123,13 @@ CASES = [
     Case("two bad evals far apart are outliers", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                      eval=f"{RISE} 0.95~0.02x20 0.4 0.95~0.02x20 0.35 0.95~0.02x18")},
          [], ("performance_volatility", "graduated_regression")),
+    # back in the held zone 7 points after it fell, by way of two points between the line and the zone
+    Case("a dip that climbs back by way of the zone's edge", {"a": E(train="0.1+0.1x9 0.95~0.01x100 0.5~0.01x5 "
+                                                                       "0.85~0.01x2 0.95~0.01x50")},
+         [("performance_volatility", "a", "warning", 1090, 0)], ("performance_volatility", "graduated_regression")),
+    Case("a fall that takes longer than dip_points to climb back is a regression",
+         {"a": E(train="0.1+0.1x9 0.95~0.01x100 0.5~0.01x5 0.85~0.01x12 0.95~0.01x50")},
+         [("graduated_regression", "a", "critical", 1090, 0)], ("performance_volatility", "graduated_regression")),
     Case("a fall that lasts is a regression, not a dip", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                                  eval=f"{RISE} 0.95~0.02x20 0.3~0.02x30")},
          [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),

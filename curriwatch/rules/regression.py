@@ -117,8 +117,10 @@ def _spans(env: EnvData, s: dict) -> list[dict]:
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
         critical = bool((deep & (seg.count[segs] >= 2)).any())
         resolved = b < len(keep) - 1
-        # a dip: back to the held zone within dip_points points (performance_volatility reports it)
-        dip = resolved and i1 - i0 + 1 <= s["dip_points"] and ratio[b + 1] >= zone
+        # a dip: back to the held zone within dip_points points of its start (performance_volatility
+        # reports it); the points between the line and the zone on its way back count in those
+        back_in = np.flatnonzero(ratio[b + 1:] >= zone) if resolved else np.array([], dtype=np.int64)
+        dip = bool(len(back_in)) and int(keep[b + 1 + int(back_in[0])]) - i0 <= s["dip_points"]
         spans.append({"first": i0, "last": i1, "critical": critical, "resolved": resolved, "dip": bool(dip),
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})
