@@ -90,8 +90,8 @@ def held_level(seg, gi: int, window: int) -> float | None:
 
 def regression_spans(env: EnvData, s: dict) -> list[dict]:
     """Stretches (of `smoothing_window` or more points, outliers aside) where the level keeps less than
-    regression_threshold of the gain. `dip`: the stretch lasted at most `dip_points` points and the
-    next point is back in the held zone — performance_volatility reports it. A stretch where the env
+    regression_threshold of the gain. `dip`: the level is back in the held zone within `dip_points`
+    points of the stretch's first point — performance_volatility reports it. A stretch where the env
     switches between levels is left to performance_volatility by analyze (incidents.drop_explained).
     Cached on the env: both rules read them."""
     if "regression_spans" not in env.cache:
