@@ -5,6 +5,7 @@ All values are oriented (higher is better). Computed once per env and cached on 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +27,7 @@ SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - st
 SWITCH_Z = 4.0  # ... and this many standard errors of the two levels
 SWITCH_PHASE_RATIO = 4.0  # a phase this many times longer than the chain's usual ones ends the chain
 TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is a change caught midway
+RUNS_Z = 3.0  # the two-level reading's clusters must come in runs this many standard errors off chance
 TRANSITION_NOISE = 2.0  # a calm phase's last points this many noise sds on the way to the next phase began the change ...
 TRANSITION_SHARE = 0.1  # ... and at least this share of the gap
 LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many noise sds (one level: about 1) ...
@@ -419,6 +421,9 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
         if (lo + hi) / 2 == mid:
             break
         mid = (lo + hi) / 2
+    if n > LONG_SERIES_POINTS and not _persists(up):
+        return None  # its points fall above and below as independent noise would: no phases (a few
+        # dozen sparse evals are too few to tell; there, short phases are judged as they are)
     floor = f.noise.base_sigma if f.noise.kind == "binomial" else median(f.noise.sigma)
     within = float(np.sqrt(np.mean(np.where(up, zz - hi, zz - lo) ** 2)))
     sd = max(within, floor)
@@ -440,6 +445,22 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
     outlier[:start] = True
     outlier[len(z) if end is None else end:] = True
     return build_segments(f.series.values, z, np.full(len(z), 1.0 / sd ** 2), outlier, cuts.tolist())
+
+
+def _persists(up: np.ndarray) -> bool:
+    """Whether points of the two clusters follow each other otherwise than at random: fewer runs than
+    independent draws in the same proportions make (switching holds a level) or more (it alternates
+    point to point), by RUNS_Z standard errors (Wald-Wolfowitz). Heavy noise (a rate's beta-binomial
+    tail) splits into two clusters whose points follow each other at random."""
+    n = len(up)
+    n1 = int(np.count_nonzero(up))
+    n0 = n - n1
+    if n < 2 or not n0 or not n1:
+        return False
+    runs = 1 + int(np.count_nonzero(up[1:] != up[:-1]))
+    expected = 1 + 2 * n0 * n1 / n
+    var = 2 * n0 * n1 * (2 * n0 * n1 - n) / (n * n * (n - 1))
+    return var > 0 and abs(runs - expected) / math.sqrt(var) > RUNS_Z  # (or alternate: far more runs)
 
 
 def _ramps(z: np.ndarray, bounds: list[int], gap: float, sd: float) -> np.ndarray:
