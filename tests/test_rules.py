@@ -762,3 +762,26 @@ def test_heavy_beta_binomial_noise_at_a_bound_is_rarely_switching(tmp_path):
         got, _run = run_case(case, tmp_path / str(seed))
         switching += any(w.evidence.get("kind") == "switching" for w in got)
     assert switching <= 1, switching
+
+
+def test_evals_noisier_than_their_declared_count_everywhere_do_not_swing(tmp_path):
+    """tinker evals logged with 100 episodes whose rates vary like 8 (third corpus): the binomial model
+    of the declared count explains a fraction of the spread they show all along. The series' own calmer
+    stretches nearby set the noise they should have where they show more than the model."""
+    from pathlib import Path
+
+    from series import expand
+    from writers import TinkerJsonLogger
+
+    lines = (Path(__file__).parent / "fixtures" / "series" / "tinker_overdispersed_evals.txt").read_text().splitlines()
+    train, evals = (expand(line) for line in lines if not line.startswith("#"))
+    log = TinkerJsonLogger(tmp_path / "run")
+    for k, v in enumerate(train):
+        step = 294 + k
+        metrics = {"env/arith_hard/reward/total": v, "env/arith_hard/total_episodes": 8}
+        if k % 2 == 0 and evals[k // 2] is not None:
+            metrics.update({"test/env/arith_hard/reward/total": evals[k // 2],
+                            "test/env/arith_hard/total_episodes": 100})
+        log.log_metrics(metrics, step=step)
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    assert [(w.type, w.first_step) for w in run.warnings if w.type == "performance_volatility"] == []

@@ -35,7 +35,7 @@ SQRT2 = np.sqrt(2.0)
 @register("performance_volatility", "train or eval performance switches between two levels (at least "
           f"{SWITCH_CHANGES} alternating changes, each over `threshold` x the env's learned range and 4 standard "
           "errors) or swings point to point (robust spread over `window` points above `threshold` x the range and "
-          "`noise_factor` x the noise: binomial for rates, else the env's quieter stretches or its siblings'); or, "
+          "`noise_factor` x the noise: binomial for rates, or their quieter stretches where more, else the env's quieter stretches or its siblings'); or, "
           "after graduation, dips below the regression line that recover to the held level within `dip_points` "
           "points; a learning curve, a level shift, a lasting fall and single outliers are not volatility")
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
@@ -264,15 +264,16 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
 
 def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndarray:
     """The point noise sd the series should show at each point: for binomial rates the model at the
-    local level (its trials widened by any overdispersion the whole series shows); else the spread of
+    local level (its trials widened by any overdispersion the whole series shows), or the spread of its
+    calmer stretches nearby where that is more (rates noisier than their declared count); else the spread of
     its calmer stretches nearby, or — for a series that alternates up and down all its life — the
     siblings' noise when that is lower."""
     level = f.segments.fit()
     ref = env.cache.get("noise_reference") or {}
     shared = env.cache.get("reference") is not None
-    if f.noise.kind == "binomial":  # its own trials are known: the siblings' do not apply
-        return _over_window(np.asarray(f.noise.raw_sd(level), dtype=np.float64), window)
     quiet = _quiet_nearby(spread, window)
+    if f.noise.kind == "binomial":  # its own trials are known: the siblings' do not apply
+        return np.maximum(_over_window(np.asarray(f.noise.raw_sd(level), dtype=np.float64), window), quiet)
     if not _alternates(f.series.values):
         return quiet  # its own noise, however large: white noise is no swinging
     if rate_best(env, f.series.values) == 1.0 and ref.get("trials"):  # a success rate: its siblings' trials
