@@ -552,6 +552,17 @@ def test_swings_at_the_level_a_regression_fell_to_are_the_regression(tmp_path):
     assert [(w.type, w.severity) for w in got] == [("graduated_regression", "critical")]
 
 
+def test_a_burst_in_light_tailed_noise_clipped_at_a_bound_swings(tmp_path):
+    """An ML-Agents reward (third corpus) with uniform noise clipped at 1 and a 28-period burst: against
+    1.5 x its quieter windows the burst's swings read 1.9 x the noise; light-tailed noise spreads its
+    windows little, and against 1.2 x its median window they are swings (the burst began at step 279,000
+    here: the series starts at step 0)."""
+    case = Case("clipped burst", {"a": E(train=_fixture_series("mlagents_clipped_burst"), train_every=1000)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "swings" and abs(incident.first_step - 279000) <= 4000, incident
+
+
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
     case = next(c for c in SHAPES if c.name == "lifelong switching with points caught mid-change")
     got, _run = run_case(case, tmp_path)

@@ -18,6 +18,7 @@ QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of it
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
 QUIET_BIAS = 1.5  # the quieter quarter of nearby windows understates the noise (heavy-tailed or clipped
                   # noise spreads its windows more than gaussian noise): the calm reference is this x it
+MEDIAN_BIAS = 1.2  # ... or this x the median window nearby, when less (light-tailed noise)
 TYPICAL_CAP = 3.0  # ... but never above this x the median window's spread of the whole series
 ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
 TRIM_KEEP = 0.8
@@ -315,13 +316,17 @@ def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
     padded[:n] = spread
     q = _row_quantile(padded.reshape(nb, window), 0.5)
     padded_q = np.concatenate([np.full(NEARBY_BLOCKS, np.nan), q, np.full(NEARBY_BLOCKS, np.nan)])
-    ref = _row_quantile(np.lib.stride_tricks.sliding_window_view(padded_q, 2 * NEARBY_BLOCKS + 1), QUIET_QUANTILE)
+    near = np.lib.stride_tricks.sliding_window_view(padded_q, 2 * NEARBY_BLOCKS + 1)
+    ref = QUIET_BIAS * _row_quantile(near, QUIET_QUANTILE)
+    # light-tailed noise spreads its windows little: its typical window (the median nearby) is the closer
+    # reference there, and heavy tails keep the quieter quarter's
+    ref = np.fmin(ref, MEDIAN_BIAS * _row_quantile(near, 0.5))
     finite = np.isfinite(ref)
     ref = np.where(finite, ref, np.min(ref[finite]) if finite.any() else 0.0)
     typical = q[np.isfinite(q)]
     if len(typical):  # a long burst is most of its own neighbourhood: never above a few x the series' typical block
-        ref = np.minimum(ref, TYPICAL_CAP * float(np.median(typical)))
-    return np.repeat(QUIET_BIAS * ref, window)[:n]
+        ref = np.minimum(ref, QUIET_BIAS * TYPICAL_CAP * float(np.median(typical)))
+    return np.repeat(ref, window)[:n]
 
 
 def _row_quantile(a: np.ndarray, q: float) -> np.ndarray:
