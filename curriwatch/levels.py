@@ -373,7 +373,7 @@ def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[E
     return out
 
 
-def _episodes_of(split: str, seg: Segments, series, scale: float,
+def _episodes_of(split: str, seg: Segments, series: Series, scale: float,
                  spans: list[tuple[float, float]]) -> list[Episode]:
     """The switching episodes among `seg`'s segments of `series`, judged within each of `spans`."""
     if len(seg) < SWITCH_CHANGES + 1 or _turns(seg.level[seg.count > 0]) < SWITCH_CHANGES - 1:
@@ -524,7 +524,7 @@ def judged_spans(env: EnvData) -> list[tuple[float, float]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _switching_in(split: str, seg: Segments, series, phases: list, scale: float) -> list[Episode]:
+def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale: float) -> list[Episode]:
     """The switching episodes among consecutive phases (see `switching`)."""
     if len(phases) < SWITCH_CHANGES + 1:
         return []
@@ -617,7 +617,7 @@ def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
     return 0, -1
 
 
-def _episode(split: str, seg: Segments, series, phases: list, changes: int) -> Episode:
+def _episode(split: str, seg: Segments, series: Series, phases: list, changes: int) -> Episode:
     """An episode from its phases. The first (last) phase belongs to it when it is no longer than
     twice the inner phases (an env switching from its first point); else the episode starts at the
     first change (a burst after a long calm stretch) — where the points of the calm phase are already

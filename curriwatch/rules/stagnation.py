@@ -148,10 +148,9 @@ def _flat_from(f, lo: int, a: int, b: int, back: int, window: float, need: float
 
 def _wobbled_back(steps: np.ndarray, seg, j: int, lo: int, min_rise: float, window: float) -> list[int]:
     """How far back the onset of a flat stretch starting at segment j may reach over a wobble (into the
-    segment before the one the env held before it): segment j-1 a dip
-    below segment j-2, less than min_rise deep or shorter than a window, and segment j back no more than
-    min_rise above j-2 (a recovery that counted as progress from the dip, not progress beyond where it
-    was). [] without one."""
+    segment before the one the env held before it): segment j-1 a dip below segment j-2, less than
+    min_rise deep or shorter than a window, and segment j back no more than min_rise above j-2 (a
+    recovery that counted as progress from the dip, not progress beyond where it was). [] without one."""
     if j < 2 or seg.bounds[j - 2] < lo:
         return []
     held, dip, now = seg.level[j - 2], seg.level[j - 1], seg.level[j]
