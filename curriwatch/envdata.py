@@ -62,19 +62,20 @@ class Series:
         """Median step between distinct steps (several observations at one step are one logging point)."""
         if len(self.steps) < 2:
             return None
-        d = np.diff(self.steps)
-        d = d[d > 0]
+        d = self._gaps()
         return median(d) if len(d) else None
+
+    def _gaps(self) -> np.ndarray:
+        """Steps between distinct steps (several observations at one step are one logging point)."""
+        d = np.diff(self.steps)
+        return d[d > 0]
 
     def pace(self) -> float | None:
         """The logging interval a window of k points spans k of: for regular logging (nearly every
         interval a whole multiple of the median: a period that logged nothing is a missed point) the
         median; for irregular logging (per finished episode) the mean, pauses (over PAUSE_INTERVALS x
         the median) left out."""
-        if len(self.steps) < 2:
-            return None
-        d = np.diff(self.steps).astype(np.float64)
-        d = d[d > 0]
+        d = self._gaps().astype(np.float64)
         if not len(d):
             return None
         med = median(d)

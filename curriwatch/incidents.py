@@ -75,13 +75,13 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     starts at the evidence's `active_since` where there is one (prolonged_training). Then point-to-point
     swings within a regression that stands are the noise of the level it fell to (a rate's noise grows
     away from its bound): the regression's."""
-    out = [inc for inc in incidents if not _explained(inc, incidents, EXPLAINED_BY)]
+    out = [inc for inc in incidents if not _explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))]
     return [inc for inc in out if not (inc.type == "performance_volatility" and inc.evidence.get("kind") == "swings"
-                                       and _explained(inc, out, {inc.type: ("graduated_regression",)}))]
+                                       and _explained(inc, out, ("graduated_regression",)))]
 
 
-def _explained(inc: Incident, incidents: list[Incident], by: dict) -> bool:
-    causes = by.get(inc.type, ())
+def _explained(inc: Incident, incidents: list[Incident], causes: tuple) -> bool:
+    """Whether an incident of the same env and one of the types `causes` covers EXPLAINED_SHARE of its span."""
     first = inc.evidence.get("active_since", inc.first_step)
     span = max(inc.last_step - first, 1)
     return any(o.type in causes and o.env_id == inc.env_id

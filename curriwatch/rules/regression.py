@@ -136,9 +136,9 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     its way down (the segment before still holds its first fallen points, or the low segment its last
     points above the line), so the fall is fitted as a ramp from the level before to the low segment's
     level (`_ramp`; a sudden fall is a ramp of one step) and dated at the first point below the line
-    at or after where the ramp crosses it. Without a level above the line before, the span's first point, or
-    earlier where the points just before it are already below the line. Outliers aside; never before
-    the first held point."""
+    at or after where the ramp crosses it. Without a level above the line before, the span's first
+    point, or earlier where the points just before it are already below the line. Outliers aside;
+    never before the first held point."""
     first = int(np.argmax(sig["after"])) if sig["after"].any() else i0
     seg, index = sig["segments"], sig["segment"]
     ratio = sig["ratio"]
@@ -172,7 +172,7 @@ def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float)
         return np.concatenate([[0.0], np.cumsum(v)])
     h2, l2 = cum(zh * zh), cum(zl * zl)
     s0, s1, s2 = cum(w), cum(w * i), cum(w * i * i)
-    z1, zi, zz = cum(zh), cum(zh * i), h2
+    z1, zi = cum(zh), cum(zh * i)
     a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     ok = b > a
     a, b = a[ok], b[ok]
@@ -182,7 +182,7 @@ def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float)
 
     def part(c):
         return c[hi_] - c[lo_]
-    inner = (part(zz) - 2 * d * (part(zi) - a * part(z1))
+    inner = (part(h2) - 2 * d * (part(zi) - a * part(z1))
              + d * d * (part(s2) - 2 * a * part(s1) + a * a * part(s0)))
     sse = h2[a + 1] + inner + (l2[n] - l2[b])
     k = int(np.argmin(sse))

@@ -21,7 +21,7 @@ QUIET_BIAS = 1.5  # the quieter quarter of nearby windows understates the noise 
 MEDIAN_BIAS = 1.2  # ... or this x the median window nearby, when less (light-tailed noise)
 TYPICAL_CAP = 3.0  # ... but never above this x the median window's spread of the whole series
 ALTERNATION_CORR = -0.3  # a series this anti-correlated from point to point swings (for the siblings' noise)
-TRIM_KEEP = 0.8
+TRIM_KEEP = 0.8  # the spread averages the smaller 80 % of a window's changes
 BURST_POINTS = 3  # low outliers after graduation: this many points in all ...
 BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_points of the last, are a burst
 DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
@@ -29,7 +29,7 @@ DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
 CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) would make such a run this often by chance
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
-ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN  # the spread averages the smaller 80 % of a window's changes
+ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
 
 
@@ -122,8 +122,8 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     out = []
     runs = runs_of_true(deep)
     lone = np.zeros(len(raw) + 1)  # lone deep points (outlier noise) before each point, after graduation
-    for a, b in runs:
-        lone[a + 1:] += a == b
+    lone[[a + 1 for a, b in runs if a == b]] = 1
+    lone = np.cumsum(lone)
     held = np.concatenate([[0], np.cumsum(sig["after"])])
     for a, b in runs:
         if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
