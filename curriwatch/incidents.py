@@ -72,18 +72,27 @@ EXPLAINED_SHARE = 0.5
 
 def drop_explained(incidents: list[Incident]) -> list[Incident]:
     """The incidents without those another incident of the same env explains (EXPLAINED_BY); a span
-    starts at the evidence's `active_since` where there is one (prolonged_training). Then point-to-point
-    swings within a regression that stands are the noise of the level it fell to (a rate's noise grows
-    away from its bound): the regression's."""
+    starts at the evidence's `active_since` where there is one (prolonged_training). Point-to-point
+    swings or a burst within a regression are the noise of the level it fell to (a rate's noise grows
+    away from its bound): the regression's — first where the regression began no later than they did
+    (it stands, whatever they cover of it), then within a regression that stands."""
+    incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
+        "graduated_regression",), since_start=True))]
     out = [inc for inc in incidents if not _explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))]
-    return [inc for inc in out if not (inc.type == "performance_volatility" and inc.evidence.get("kind") == "swings"
-                                       and _explained(inc, out, ("graduated_regression",)))]
+    return [inc for inc in out if not (_level_noise(inc) and _explained(inc, out, ("graduated_regression",)))]
 
 
-def _explained(inc: Incident, incidents: list[Incident], causes: tuple) -> bool:
-    """Whether an incident of the same env and one of the types `causes` covers EXPLAINED_SHARE of its span."""
+def _level_noise(inc: Incident) -> bool:
+    """Volatility read from the size of point-to-point changes (swings, a burst), which the noise of a
+    level a regression fell to also shows."""
+    return inc.type == "performance_volatility" and inc.evidence.get("kind") in ("swings", "burst")
+
+
+def _explained(inc: Incident, incidents: list[Incident], causes: tuple, since_start: bool = False) -> bool:
+    """Whether an incident of the same env and one of the types `causes` covers EXPLAINED_SHARE of its
+    span (with `since_start`: one that began no later than it)."""
     first = inc.evidence.get("active_since", inc.first_step)
     span = max(inc.last_step - first, 1)
-    return any(o.type in causes and o.env_id == inc.env_id
+    return any(o.type in causes and o.env_id == inc.env_id and not (since_start and o.first_step > inc.first_step)
                and min(o.last_step, inc.last_step) - max(o.first_step, first) >= EXPLAINED_SHARE * span
                for o in incidents)

@@ -91,6 +91,17 @@ CASES = [
          {"a": E(train="0.05~0.03x20 (0.2 0.7 0.4 0.9 0.3 0.8)x8 0.9~0.03x200", train_every=10),
           "b": E(train="0.05~0.03x20 0.1+0.02x40 0.9~0.03x200", train_every=10)},
          [], ("performance_volatility",)),
+    # a burst of noise too short for swings (20 points: a 30-point window's smaller changes stay under
+    # threshold x the range) whose changes rank far above the calm's, dated at its first point (its
+    # deepest points alone are a dip 5 points later); a noisier level it fell to and stays at is the
+    # regression's, and noise that grows for good with a level it moved to is no burst
+    Case("a burst of noise in a calm series", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.8~0.3x20 0.9~0.005x200")},
+         [("performance_volatility", "a", "warning", 3090, 20)], ("performance_volatility",)),
+    Case("a fall to a noisier level is no burst", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.5~0.2x200")},
+         [("graduated_regression", "a", "critical", 3090, 0)], ("performance_volatility", "graduated_regression")),
+    Case("noise that grows with a level it moved to is no burst",
+         {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.75~0.1x60 0.6~0.2x200")},
+         [], ("performance_volatility",)),
     # two deep points in a row: a burst after a calm, chance among a series' many lone outliers
     Case("two deep points in a row after a calm", {"a": E(train="0.1+0.1x9 0.9~0.02x600 0.1 0.1 0.9~0.02x150")},
          [("performance_volatility", "a", "warning", 6090, 0)], ("performance_volatility",)),
@@ -561,6 +572,36 @@ def test_a_burst_in_light_tailed_noise_clipped_at_a_bound_swings(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert incident.evidence["kind"] == "swings" and abs(incident.first_step - 279000) <= 4000, incident
+
+
+def test_a_burst_in_very_low_noise_is_dated_where_it_began(tmp_path):
+    """An ML-Agents reward (third corpus) with noise of ~0.003 and a 27-period burst clipped at 1: its
+    swings stay under 0.15 x the range (the clipped side is lost) and only its deepest points were seen, as
+    a dip 17 periods late; its changes rank far above the calm's from its first point on (the burst began at
+    step 1,570,000 here: the series starts at step 0)."""
+    case = Case("burst in low noise", {"a": E(train=_fixture_series("mlagents_burst_in_low_noise"), train_every=10000)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 1570000) <= 20000, incident
+
+
+def test_a_burst_does_not_date_switching_it_is_part_of():
+    """A burst's ends are set by the sizes of changes, which blur where switching began (a rate held at
+    its bound has mostly changes of 0, and calm points that happen to leave it join the burst); the
+    first change of level dates the event. Beside swings or a dip the burst's start stands."""
+    from curriwatch.rules.volatility import _merged
+
+    def ev(kind, first, last, weight=0, phase=0.0):
+        return {"kind": kind, "split": "train", "first_step": first, "last_step": last, "weight": weight,
+                "phase_steps": phase, "series_last_step": 1000}
+
+    burst = ev("burst", 810, 922)
+    (switching,) = _merged([burst, ev("switching", 836, 922, weight=8, phase=13.0)])
+    assert (switching["kind"], switching["first_step"], switching["last_step"]) == ("switching", 836, 922)
+    (swings,) = _merged([burst, ev("swings", 840, 930)])
+    assert (swings["first_step"], swings["last_step"]) == (810, 930)
+    (dip,) = _merged([ev("dip", 860, 870), burst])
+    assert dip["first_step"] == 810
 
 
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):

@@ -9,6 +9,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
+from ..bursts import burst
 from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, overlaps, rate_best, switching_after
 from ..stats import median
 from . import register
@@ -31,14 +32,18 @@ CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) wou
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
+BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points)
+BURST_RATIO = 2.0  # ... its median change this x the rest's ...
+SUSTAINED = ("switching", "oscillation")
 
 
 @register("performance_volatility", "train or eval performance switches between two levels (at least "
           f"{SWITCH_CHANGES} alternating changes, each over `threshold` x the env's learned range and 4 standard "
           "errors) or swings point to point (robust spread over `window` points above `threshold` x the range and "
           "`noise_factor` x the noise: binomial for rates, or their quieter stretches where more, else the env's quieter stretches or its siblings'); or, "
-          "after graduation, dips below the regression line that recover to the held level within `dip_points` "
-          "points; a learning curve, a level shift, a lasting fall and single outliers are not volatility")
+          "after graduation, a burst (a stretch whose point-to-point changes rank far above the rest's, then calm "
+          "again at the same level) or dips below the regression line that recover to the held level within "
+          "`dip_points` points; a learning curve, a level shift, a lasting fall and single outliers are not volatility")
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     scale = env_scale(env)
     width = (scale[1] - scale[0]) if scale else 0.0
@@ -51,7 +56,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                     if not overlaps(ep, eps)]
     events = [_switching_event(ep) for ep in eps]
     for split in ("train", "eval"):
-        events += _swings(env, split, s, width) + _waves(env, split, width)
+        events += _swings(env, split, s, width) + _waves(env, split, width) + _bursts(env, split, s, width)
     events += _dips(env, s)
     out = []
     for ev in _merged(events):
@@ -70,6 +75,14 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                    f"every ~{ev['phase_steps']:.0f} steps from step {ev['first_step']} to {ev['last_step']}")
             evidence = {"series": ev["split"], "kind": "oscillation", "peak_to_peak": round(ev["ptp"], 6),
                         "period_steps": round(ev["phase_steps"], 1), "periods": ev["weight"]}
+        elif ev["kind"] == "burst":
+            msg = (f"{ev['split']} performance turned erratic after graduating: its point-to-point changes grew "
+                   f"{ev['ratio']:.1f}x from step {ev['first_step']} to {ev['last_step']}, its points {ev['spread']:.3g} "
+                   f"(root mean square) from the level it held ({ev['spread'] / width:.0%} of the learned range), "
+                   "then settled")
+            evidence = {"series": ev["split"], "kind": "burst", "change_ratio": round(ev["ratio"], 4),
+                        "rank_z": round(ev["z"], 3), "rms_from_held_level": round(ev["spread"], 6),
+                        "threshold_share_of_range": s["threshold"]}
         elif ev["kind"] == "dip":
             msg = (f"{ev['split']} performance dipped after graduating: fell to {env.show(ev['low']):.4g} "
                    f"(keeping {ev['share']:.0%} of the gain) for {ev['points']} points from step {ev['first_step']} "
@@ -187,6 +200,42 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
                     "ptp": o.peak_to_peak, "phase_steps": o.period * dt, "series_last_step": int(steps[-1]),
                     "weight": int((o.last - o.first + 1) / o.period)})
     return out
+
+
+def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
+    """After graduation, a stretch of at least `min_points` points whose point-to-point changes (second
+    differences, on the noise model's scale) rank far above the rest of the series (see
+    curriwatch.bursts): BURST_Z, BURST_RATIO x the rest's median change, its points' root mean square
+    distance from the level held before it over `threshold` x the learned range, `min_points` calm points or more after graduation before
+    it and after it, at one level (within `threshold` x the range: a lasting change of noise comes with
+    a change of level, a regression's); for a binomial rate, a spread over `noise_factor` x the model's
+    noise at its level."""
+    f = fit(env, split)
+    if env.graduation_step is None or not width > 0:
+        return []
+    steps = f.series.steps
+    g = int(np.searchsorted(steps, env.graduation_step, "left"))
+    k = s["min_points"]
+    b = burst(f.noise.z[g:], k, k, BURST_Z)
+    if b is None or not (b.z >= BURST_Z and b.ratio >= BURST_RATIO):
+        return []
+    a, e = g + b.first, g + b.last
+    y = f.series.values
+    if a - g < k:
+        return []
+    m = max(k, e - a + 1)  # as long a calm as the burst on each side (a level it fell to shows over time)
+    before = median(y[max(g, a - m): a])
+    spread = float(np.sqrt(np.mean((y[a: e + 1] - before) ** 2)))  # how far its points fall from the level held
+    if not spread > s["threshold"] * width:
+        return []
+    if abs(before - median(y[e + 1: e + 1 + m])) > s["threshold"] * width:
+        return []  # calm at another level after it: noise that changed with the level (a regression's)
+    if f.noise.kind == "binomial":  # a rate nearer 0.5 is noisier: the model's noise there must not explain it
+        model = np.max(f.noise.raw_sd(np.array([before, median(y[a: e + 1])])))
+        if not spread > s["noise_factor"] * model:
+            return []
+    return [{"kind": "burst", "split": split, "first_step": int(steps[a]), "last_step": int(steps[e]),
+             "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
 
 
 def _switching_event(ep) -> dict:
@@ -346,14 +395,27 @@ def _row_quantile(a: np.ndarray, q: float) -> np.ndarray:
 def _merged(events: list[dict]) -> list[dict]:
     """Events of train and eval (switching or swings) that overlap are one: the earliest start, the
     latest end; the message and evidence of the switching one (else the larger). A sustained event
-    also takes in one that adjoins it (see ADJOINING_PHASES)."""
-    out: list[dict] = []
+    also takes in one that adjoins it (see ADJOINING_PHASES). Where switching or oscillation is among
+    them, a burst does not date the event: a change of level dates switching to the point, while a
+    burst's changes of size blur its start."""
+    out = []
+    for ev, *members in _groups(events):
+        kinds = {e["kind"] for e in members}
+        if "burst" in kinds and kinds & set(SUSTAINED):
+            ev = dict(ev, first_step=_groups([e for e in members if e["kind"] != "burst"])[0][0]["first_step"])
+        out.append(ev)
+    return out
+
+
+def _groups(events: list[dict]) -> list[list[dict]]:
+    """The merged events, each followed by the events it took in."""
+    out: list[list[dict]] = []
     for ev in sorted(events, key=lambda e: e["first_step"]):
         # a sustained event (switching, oscillation) takes in another that ends or starts within
         # ADJOINING_PHASES of its phases of it: a dip just before switching sets in is its first low phase
-        near = ADJOINING_PHASES * max(_phase(ev), _phase(out[-1])) if out else 0.0
-        if out and ev["first_step"] <= out[-1]["last_step"] + near:
-            prev = out[-1]
+        near = ADJOINING_PHASES * max(_phase(ev), _phase(out[-1][0])) if out else 0.0
+        if out and ev["first_step"] <= out[-1][0]["last_step"] + near:
+            prev = out[-1][0]
             keep = dict(ev if ev["weight"] > prev["weight"] else prev)
             # a wave in sparse evals is dated to within half its period: denser training's start within that
             # dates the event
@@ -363,9 +425,9 @@ def _merged(events: list[dict]) -> list[dict]:
                 else prev["first_step"]
             keep["last_step"] = max(prev["last_step"], ev["last_step"])
             keep["series_last_step"] = max(prev["series_last_step"], ev["series_last_step"])
-            out[-1] = keep
+            out[-1] = [keep] + out[-1][1:] + [ev]
             continue
-        out.append(dict(ev))
+        out.append([dict(ev), ev])
     return out
 
 
