@@ -544,6 +544,22 @@ def test_a_gradual_fall_in_sparse_evals_is_dated_within_two_evals_of_its_true_cr
     assert incident.type == "graduated_regression" and abs(incident.first_step - 1014) <= 20, incident.first_step
 
 
+def test_a_fall_found_in_sparse_noisy_evals_is_dated_on_denser_training(tmp_path):
+    """Evals every 50 steps (noise +-0.08) and training every 10 (+-0.01) fall together from 0.95 to
+    0.65 over 300 steps. The evals' noise keeps two of them above the line: they date the fall 13
+    training points late. Training's own fall crosses 85 % of its gain at step 3220; it overlaps the
+    evals' and crossed within three eval intervals of them, so it dates the incident."""
+    case = Case("gradual fall, sparse evals", {"a": E(
+        train="0.1+0.1x9 0.95~0.01x300 0.95-0.01x30 0.65~0.01x200", train_every=10,
+        eval="0.1+0.2x5 0.95~0.08x57 0.95-0.05x6 0.65~0.08x40", eval_every=50)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.type == "graduated_regression" and incident.evidence["series"] == "eval"
+    line = 0.1 + 0.85 * 0.85
+    crossing = 3090 + 10 * next(k for k in range(30) if 0.95 - 0.01 * k < line)
+    assert abs(incident.first_step - crossing) <= 10, (incident.first_step, crossing)
+
+
 def test_a_wave_after_a_long_calm_is_dated_where_it_leaves_the_held_level(tmp_path):
     """200 evals (third corpus): a slow wave sets in after a long calm and is read as switching.
     A wave leaves its level gradually and its first points on the way down join the calm phase; the

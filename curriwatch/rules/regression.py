@@ -15,7 +15,7 @@ EVAL_POINTS_AFTER = 12  # judged on eval when it has this many points after grad
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 
 
-def regression_signal(env: EnvData, s: dict) -> dict | None:
+def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict | None:
     """Start level, held level (the baseline) and each point's share of the learned gain.
 
     Judged on eval where the env has EVAL_POINTS_AFTER eval points after graduation (or at least
@@ -29,18 +29,17 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
     first time the env was in its held zone (halfway from the warning line to the held level) at or
     after graduation, so a graduation inferred on the rising edge is not a regression. Without a
     visible start (or a gain lost in the noise) and with a positive held level, the start is 0 (a
-    plain ratio to the baseline). Cached on the env."""
-    if "regression" in env.cache:
-        return env.cache["regression"]
-    env.cache["regression"] = None
+    plain ratio to the baseline). `split` forces the series (the train one to date a fall evals
+    found). Cached on the env."""
+    key = "regression" if split is None else "regression:" + split
+    if key in env.cache:
+        return env.cache[key]
+    env.cache[key] = None
     g = env.graduation_step
     if g is None:
         return None
-    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
-    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
-    # eval where it can show a fall: enough evals after graduation, or no more training points there
-    split = "eval" if evals >= s["smoothing_window"] and (evals >= EVAL_POINTS_AFTER or trains <= evals) \
-        else "train"
+    if split is None:
+        split = judged_split(env, s)
     f = fit(env, split)
     perf, seg = f.series, f.segments
     gi = int(np.searchsorted(perf.steps, g, "left"))
@@ -74,8 +73,17 @@ def regression_signal(env: EnvData, s: dict) -> dict | None:
         "steps": perf.steps, "raw": raw, "ratio": kept, "level": level, "after": idx >= first,
         "outlier": seg.outlier, "segment": seg.index_of(), "segments": seg,
     }
-    env.cache["regression"] = out
+    env.cache[key] = out
     return out
+
+
+def judged_split(env: EnvData, s: dict) -> str:
+    """The series a graduated env's regression is judged on: eval where it can show a fall (enough
+    evals after graduation, or no more training points there), else train."""
+    g = env.graduation_step
+    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
+    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
+    return "eval" if evals >= s["smoothing_window"] and (evals >= EVAL_POINTS_AFTER or trains <= evals) else "train"
 
 
 def held_level(seg, gi: int, window: int) -> float | None:
@@ -99,8 +107,8 @@ def regression_spans(env: EnvData, s: dict) -> list[dict]:
     return env.cache["regression_spans"]
 
 
-def _spans(env: EnvData, s: dict) -> list[dict]:
-    sig = regression_signal(env, s)
+def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
+    sig = regression_signal(env, s) if sig is None else sig
     if sig is None:
         return []
     keep = np.flatnonzero(~sig["outlier"])  # outliers neither start nor break a span
@@ -195,6 +203,44 @@ def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float)
     return float(a[k] + (b[k] - a[k]) * (high - line) / (high - low))
 
 
+DENSER_TRAIN = 2  # a fall found in evals is dated on training with this many times their points ...
+DENSER_REACH = 3  # ... where training's fall crossed within this many eval intervals before them, or later
+                  # than their last point in the held zone
+
+
+def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int, last: int) -> int:
+    """A fall judged on sparse evals, dated where denser training's own fall (its regression signal
+    from its own start and held level) crossed the line: a gradual fall crosses between evals, and a
+    noisy eval or two still above the line date it late. Only a training fall that overlaps the evals'
+    and crossed within DENSER_REACH eval intervals before them or after their last point in the held
+    zone; else the evals' onset."""
+    if sig["series"] != "eval":
+        return onset
+    g = sig["graduation_step"]
+    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
+    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
+    if trains < DENSER_TRAIN * evals:
+        return onset
+    tsig = regression_signal(env, s, "train")
+    if tsig is None:
+        return onset
+    zone = (1 + s["regression_threshold"]) / 2
+    i = int(np.searchsorted(sig["steps"], onset, "left"))
+    held = np.flatnonzero((sig["raw"][:i] >= zone) & ~sig["outlier"][:i] & sig["after"][:i])
+    if not len(held):
+        return onset
+    # the evals still showed the held level here, or noise kept it there a few evals longer
+    floor = min(int(sig["steps"][held[-1]]), onset - DENSER_REACH * (env.eval.median_interval() or 0.0))
+    best = onset
+    for span in _spans(env, s, tsig):
+        if span["dip"]:
+            continue
+        t_onset = int(tsig["steps"][_crossed(tsig, span["first"], span["last"], s["regression_threshold"])])
+        if floor < t_onset < best and int(tsig["steps"][span["last"]]) >= onset:
+            best = t_onset
+    return best
+
+
 @register("graduated_regression", "a graduated env keeps less than regression_threshold (warning) / "
           "critical_regression_threshold (critical) of its learned gain (start level to the level it held)")
 def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
@@ -208,6 +254,7 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
         severity = "critical" if span["critical"] else "warning"
         share = float(sig["ratio"][low])
         onset = int(sig["steps"][_crossed(sig, i0, i1, s["regression_threshold"])])
+        onset = _denser_onset(env, s, sig, onset, int(sig["steps"][i1]))
         since = onset - sig["graduation_step"]
         rapid = since <= s["rapid_regression_window"]
         current = float(sig["level"][-1])
