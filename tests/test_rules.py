@@ -601,6 +601,18 @@ def test_a_burst_in_very_low_noise_is_dated_where_it_began(tmp_path):
     assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 1570000) <= 20000, incident
 
 
+def test_a_burst_a_rolling_mean_smooths_is_sized_on_the_evals(tmp_path):
+    """SB3 (third corpus): `rollout/ep_rew_mean` is the mean of the last 100 episodes, and a burst of
+    noise shows in it as a wander whose changes rank far above the calm's but whose points stay near the
+    held level; the evals over the same steps show its size (the burst began at step 477,184 here: both
+    series start at step 0)."""
+    case = Case("smoothed burst", {"a": E(train=_fixture_series("sb3_hopper_burst_train"), train_every=2048,
+                                          eval=_fixture_series("sb3_hopper_burst_eval"), eval_every=10240)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 477184) <= 2 * 10240, incident
+
+
 def test_a_burst_does_not_date_switching_it_is_part_of():
     """A burst's ends are set by the sizes of changes, which blur where switching began (a rate held at
     its bound has mostly changes of 0, and calm points that happen to leave it join the burst); the

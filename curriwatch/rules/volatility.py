@@ -34,6 +34,7 @@ ONSET_RUN = 6  # swings start at a far change followed by mostly far changes amo
 SQRT2 = np.sqrt(2.0)
 BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
+OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 SUSTAINED = ("switching", "oscillation")
 
 
@@ -205,8 +206,9 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
 def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     """After graduation, a stretch of at least `min_points` points whose point-to-point changes (second
     differences, on the noise model's scale) rank far above the rest of the series (see
-    curriwatch.bursts): BURST_Z, BURST_RATIO x the rest's median change, its points' root mean square
-    distance from the level held before it over `threshold` x the learned range, `min_points` calm points or more after graduation before
+    curriwatch.bursts): BURST_Z, BURST_RATIO x the rest's median change, its points' (or the other
+    series' points over its span) root mean square distance from the level held before it over
+    `threshold` x the learned range, `min_points` calm points or more after graduation before
     it and after it, at one level (within `threshold` x the range: a lasting change of noise comes with
     a change of level, a regression's); for a binomial rate, a spread over `noise_factor` x the model's
     noise at its level."""
@@ -226,6 +228,15 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     m = max(k, e - a + 1)  # as long a calm as the burst on each side (a level it fell to shows over time)
     before = median(y[max(g, a - m): a])
     spread = float(np.sqrt(np.mean((y[a: e + 1] - before) ** 2)))  # how far its points fall from the level held
+    if not spread > s["threshold"] * width:
+        # a smoothed series (SB3's 100-episode mean) shows a burst's rhythm but not its size: the other
+        # series' points over the same steps may
+        other = fit(env, "eval" if split == "train" else "train").series
+        oa, oe = np.searchsorted(other.steps, [steps[a], steps[e]], side="left")
+        og = int(np.searchsorted(other.steps, env.graduation_step, "left"))
+        if oe - oa >= OTHER_POINTS and oa - og >= OTHER_POINTS:
+            held = median(other.values[max(og, oa - max(k, oe - oa)): oa])
+            spread = max(spread, float(np.sqrt(np.mean((other.values[oa: oe] - held) ** 2))))
     if not spread > s["threshold"] * width:
         return []
     if abs(before - median(y[e + 1: e + 1 + m])) > s["threshold"] * width:
