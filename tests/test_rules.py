@@ -613,6 +613,19 @@ def test_a_burst_a_rolling_mean_smooths_is_sized_on_the_evals(tmp_path):
     assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 477184) <= 2 * 10240, incident
 
 
+def test_outliers_at_the_other_level_are_no_phases(tmp_path):
+    """A CleanRL return (third corpus) with heavy outlier-contaminated noise, clipped at 500: it learns
+    to ~440, holds it for 400 episodes and collapses to ~170 for good. Its outliers reach the other
+    level alone and, now and then, two in a row: read as two levels, those runs were phases and the
+    rise and collapse switching, so it never graduated. Runs no longer than its lone outliers make by
+    chance are noise: one critical regression, at episode 443 (step 21,264 here)."""
+    case = Case("collapse in contaminated noise",
+                {"a": E(train=_fixture_series("cleanrl_collapse_in_contaminated_noise"), train_every=48)}, [])
+    got, run = run_case(case, tmp_path)
+    assert [(w.type, w.severity) for w in got] == [("graduated_regression", "critical")], got
+    assert abs(got[0].first_step - 443 * 48) <= 2 * 48 and run.environments[0].graduation_step is not None
+
+
 def test_a_burst_does_not_date_switching_it_is_part_of():
     """A burst's ends are set by the sizes of changes, which blur where switching began (a rate held at
     its bound has mostly changes of 0, and calm points that happen to leave it join the burst); the
