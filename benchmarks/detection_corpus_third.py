@@ -301,7 +301,9 @@ def plan_run(name: str, conv: str, rng) -> dict:
                     keep = rng.uniform(0.74, 0.8) if env.severity == "warning" else rng.uniform(0.2, 0.55)
                     env.params["keep"] = float(keep)
                     env.params["fall"] = int(rng.uniform(0.5, 2.0) * W) if env.variant == "gradual" else 1
-                    start = int(rng.uniform(grad + margin, L - need - env.params["fall"] * 0.5))
+                    # a long gradual fall may not fit after the margin: it then starts right after it (the
+                    # same draw as before wherever it fits, so other seeds' corpora are unchanged)
+                    start = int(rng.uniform(grad + margin, max(grad + margin, L - need - env.params["fall"] * 0.5)))
                     env.params["fall_start"] = start
                     drop = (1 - keep) * (s1 - s0)
                     env.noise = shrink(env.noise, 0.3 * drop, rng)
