@@ -34,7 +34,8 @@ LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many nois
 LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
 SHORT_PHASE_POINTS = 3  # a chain whose inner phases last fewer points (median) needs LOCAL_SWITCH_CHANGES ...
 LONG_SERIES_POINTS = 100  # ... in a series of more points than this
-CHANCE_PHASE = 0.05  # a two-level run its series' lone points would make this often by chance is noise
+CHANCE_PHASE = 0.05  # a two-level run its series' lone points would make this often by chance is noise ...
+OUTLIER_RATE = 0.05  # ... where they are outliers: at most this share of its points (else it switches at every point)
 LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself (switching_after) fit it
 # better than the whole series' do: chance runs (of a rate's lattice near 1) need more changes to be switching
 JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
@@ -441,9 +442,9 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
     lengths = _run_lengths(state)
     state = _carried(np.where(lengths == 1, -1, state))
     # in a long series, runs no longer than its lone points (heavy-tailed noise: outliers at the other
-    # level) make by chance are noise too
+    # level, when they are rare) make by chance are noise too
     lone = np.count_nonzero(lengths == 1) / len(state)
-    if len(state) > LONG_SERIES_POINTS and 0 < lone < 1:
+    if len(state) > LONG_SERIES_POINTS and 0 < lone <= OUTLIER_RATE:
         chance = int(np.floor(np.log(CHANCE_PHASE / len(state)) / np.log(lone)))
         if chance >= 2:
             state = _carried(np.where(_run_lengths(state) <= chance, -1, state))

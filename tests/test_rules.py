@@ -626,6 +626,20 @@ def test_outliers_at_the_other_level_are_no_phases(tmp_path):
     assert abs(got[0].first_step - 443 * 48) <= 2 * 48 and run.environments[0].graduation_step is not None
 
 
+def test_switching_at_every_point_is_one_episode(tmp_path):
+    """After a calm, a return is drawn anew at every point from two levels (random switching): a quarter
+    of its points are lone runs, and runs of any length are chance — not the rare outliers of a calm
+    series, whose chance runs are noise. One switching incident from the first change (erasing its
+    chance runs split it into switching, a regression and a wave)."""
+    import numpy as np
+
+    draws = np.random.default_rng(3).choice([20.0, 80.0], 1000) + np.random.default_rng(4).uniform(-1, 1, 1000)
+    case = Case("random switching", {"a": E(train="10+10x8 90~1x300 " + " ".join(f"{v:.2f}" for v in draws))}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert incident.evidence["kind"] == "switching" and abs(incident.first_step - 3080) <= 20, incident
+
+
 def test_a_burst_does_not_date_switching_it_is_part_of():
     """A burst's ends are set by the sizes of changes, which blur where switching began (a rate held at
     its bound has mostly changes of 0, and calm points that happen to leave it join the burst); the
