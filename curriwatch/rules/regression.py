@@ -232,11 +232,12 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int, last: int) -> in
     # the evals still showed the held level here, or noise kept it there a few evals longer
     floor = min(int(sig["steps"][held[-1]]), onset - DENSER_REACH * (env.eval.median_interval() or 0.0))
     best = onset
+    t_steps = tsig["steps"]
     for span in _spans(env, s, tsig):
-        if span["dip"]:
-            continue
+        if span["dip"] or int(t_steps[span["last"]]) < onset or int(t_steps[span["first"]]) > onset:
+            continue  # no overlap with the evals' fall, or it began after they saw it
         t_onset = int(tsig["steps"][_crossed(tsig, span["first"], span["last"], s["regression_threshold"])])
-        if floor < t_onset < best and int(tsig["steps"][span["last"]]) >= onset:
+        if floor < t_onset < best:
             best = t_onset
     return best
 
