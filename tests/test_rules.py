@@ -42,6 +42,11 @@ CASES = [
          {"a": E(train="0.02+0.0005x50 0.045+0.002x30 0.105+0.005x20 0.205+0.01x10 0.31~0.004x400"),
           "b": E(train="0.1+0.05x16 0.9~0.02x494")},
          [("training_stagnation", "a", "warning", 1100, 20)], ("training_stagnation",)),
+    # one quick rise, a stall of 240 points, one small step up: the stall is judged against the env's pace
+    # between its other steps of progress (5 points), not against a median its own length dominates
+    Case("a long stall that one late step ends", {"a": E(train="0.15~0.02x5 0.43~0.02x240 0.48~0.02x20",
+                                                          train_every=1000)},
+         [("training_stagnation", "a", "warning", 5000, 2000)], ("training_stagnation", "prolonged_training")),
     # a brief dip soon after the rise stopped: its recovery is no progress, the stall began at the top of the rise
     Case("a stall with a brief shallow dip", {"a": E(train="0.1+0.05x10 0.6~0.01x9 0.54~0.01x4 0.6~0.01x150"),
                                               "b": E(train="0.1+0.02x45 0.95~0.02x159"),

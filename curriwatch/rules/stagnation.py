@@ -70,8 +70,9 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     rises = _progress(seg, lo, hi, min_rise)
     bounds = [lo, *rises, hi]
     # a stall that progress ends must also be long for this env: longer than RESUMED_WINDOWS of its
-    # usual time between steps of progress (a steady climber's segments last as long as each other)
-    cadence = median(np.diff(steps[np.array(bounds[:-1])])) if len(rises) >= 2 else 0.0
+    # usual time between steps of progress (a steady climber's segments last as long as each other) —
+    # between its other steps: the stretch judged is no measure of its own env's pace
+    intervals = np.diff(steps[np.array(bounds[:-1])])
     best = rate_best(env, y)
     stall_line = start + STALL_SHARE * (max(top, best) - start if best is not None else top - start)
     if best is not None:
@@ -83,12 +84,12 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged
         stall_line = np.inf
     out = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         if b - a < s["min_points"]:
             continue
         need = window * max(WARMUP_WINDOWS if a == lo else 1, RESUMED_WINDOWS if b < hi else 1)
-        if b < hi:
-            need = max(need, RESUMED_WINDOWS * cadence)
+        if b < hi and len(rises) >= 2:
+            need = max(need, RESUMED_WINDOWS * median(np.delete(intervals, k)))
         back = max(lo, int(seg.bounds[max(seg_of[a] - 1, 0)]))  # the onset may reach into the segment before
         if steps[b - 1] - steps[back] < need:
             continue
