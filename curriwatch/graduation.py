@@ -32,6 +32,8 @@ CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env r
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
 RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the run's span
 MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates) ...
+TOP_SE = 2.0  # a top held by a short segment counts this many standard errors lower ...
+LONG_SEGMENT_POINTS = 30  # ... never below a level a segment of this many points held
 LEVEL_Z = 6.0  # ... or the start and top levels, each the mean of its points, this many standard errors
 
 
@@ -58,7 +60,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
             or gain <= 0:
         if graduation["stop_threshold"] is None:
             return None
-    line = lo + GRADUATION_SHARE * gain
+    line = lo + GRADUATION_SHARE * _sure_gain(f, lo, hi, noise)
     best = rate_best(env, values)
     if best is not None:
         line = max(line, lo + RATE_SHARE * (best - lo))
@@ -104,6 +106,23 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
                     return g
             a, size = b, size * 4
     return None
+
+
+def _sure_gain(f, lo: float, hi: float, noise: float) -> float:
+    """The gain to the top as far as the top's own points tell: when the top is the env's own, only
+    short segments reach it and a long segment held a level below it (heavy noise makes a lucky stretch
+    of a few points a level above the one held), less TOP_SE of their standard errors — never below the
+    highest level a long segment held."""
+    seg = f.segments
+    at_top = seg.level >= hi - 1e-12 * max(abs(hi), 1.0)
+    if not at_top.any():
+        return hi - lo  # the top is the run's, not this env's
+    count = float(seg.count[at_top].max())
+    se = noise * seg.wander / np.sqrt(max(count, 1.0))
+    held = seg.level[seg.count >= LONG_SEGMENT_POINTS]
+    if count >= LONG_SEGMENT_POINTS or not len(held):
+        return hi - lo  # a long segment holds the top, or none holds any level: the top is what it reached
+    return max(hi - TOP_SE * se, min(float(held.max()), hi)) - lo
 
 
 def _levels_apart(level: np.ndarray, lo: float, hi: float, sd: float) -> bool:

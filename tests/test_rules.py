@@ -42,6 +42,10 @@ CASES = [
          {"a": E(train="0.02+0.0005x50 0.045+0.002x30 0.105+0.005x20 0.205+0.01x10 0.31~0.004x400"),
           "b": E(train="0.1+0.05x16 0.9~0.02x494")},
          [("training_stagnation", "a", "warning", 1100, 20)], ("training_stagnation",)),
+    # heavy noise holds 0.88 for 420 points, then 8 points happen to sit near 1: a short segment above a long
+    # held level is a top only as far as its points tell (2 standard errors lower): the env graduated
+    Case("a short lucky stretch above the held level", {"a": E(train="0.1+0.1x8 0.88~0.1x420 0.99~0.005x8")},
+         [], ("prolonged_training", "training_stagnation")),
     # one quick rise, a stall of 240 points, one small step up: the stall is judged against the env's pace
     # between its other steps of progress (5 points), not against a median its own length dominates
     Case("a long stall that one late step ends", {"a": E(train="0.15~0.02x5 0.43~0.02x240 0.48~0.02x20",
