@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 LENGTH_RATIO = 1.2  # candidate lengths grow geometrically by this ratio (then refined point by point)
-REFINE_MAX = 200
+REFINE_MAX = 200  # the refinement moves each end by at most this many points
 REFINE_GAIN = 2.0  # refining a stretch's ends raises its z by less than this (at most 1.5 seen; lengths 1.2 x apart)
 CAP = 10.0  # the ends are set by sizes capped at this x the median size outside the burst
-LAGS = (1, 2)  # second differences of neighbouring points share points up to this lag  # the refinement moves each end by at most this many points
+LAGS = (1, 2)  # second differences of neighbouring points share points up to this lag
 
 
 @dataclass(frozen=True)
@@ -87,9 +87,7 @@ def _ends(d: np.ndarray, a: int, b: int, min_len: int, longest: int, last_end: i
     floor = 1e-12 * cap * cap  # a stretch of exact zeros (a rate at its bound)
     prefix = np.concatenate([[0.0], np.cumsum(u)])
     total = prefix[-1]
-    reach = min(REFINE_MAX, max(1, (b - a) // 2))
-    starts = np.arange(max(0, a - reach), min(a + reach, last_end) + 1)
-    ends = np.arange(max(b - reach, 1), min(b + reach, last_end) + 1)
+    starts, ends = _near(a, b, last_end)
     s_in = prefix[ends][None, :] - prefix[starts][:, None]
     length = ends[None, :] - starts[:, None]
     ok = (length >= min_len) & (length <= longest)
@@ -134,12 +132,17 @@ def _refined(prefix: np.ndarray, n: int, var: float, a: int, b: int, min_len: in
              last_end: int) -> tuple[float, int, int]:
     """The best stretch with ends near (a, b): every start within reach of a against every end within
     reach of b (min_len to `longest` long, ending by last_end)."""
-    reach = min(REFINE_MAX, max(1, (b - a) // 2))
-    starts = np.arange(max(0, a - reach), min(a + reach, last_end) + 1)
-    ends = np.arange(max(b - reach, 1), min(b + reach, last_end) + 1)
+    starts, ends = _near(a, b, last_end)
     s = prefix[ends][None, :] - prefix[starts][:, None]
     length = ends[None, :] - starts[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where((length >= min_len) & (length <= longest), s / _sd(np.maximum(length, 1), n, var), -np.inf)
     i, j = np.unravel_index(int(np.argmax(z)), z.shape)
     return float(z[i, j]), int(starts[i]), int(ends[j])
+
+
+def _near(a: int, b: int, last_end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Starts within reach of a and ends within reach of b (half the stretch, at most REFINE_MAX)."""
+    reach = min(REFINE_MAX, max(1, (b - a) // 2))
+    return (np.arange(max(0, a - reach), min(a + reach, last_end) + 1),
+            np.arange(max(b - reach, 1), min(b + reach, last_end) + 1))
