@@ -80,10 +80,15 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
 def judged_split(env: EnvData, s: dict) -> str:
     """The series a graduated env's regression is judged on: eval where it can show a fall (enough
     evals after graduation, or no more training points there), else train."""
-    g = env.graduation_step
-    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
-    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
+    evals, trains = _points_after(env)
     return "eval" if evals >= s["smoothing_window"] and (evals >= EVAL_POINTS_AFTER or trains <= evals) else "train"
+
+
+def _points_after(env: EnvData) -> tuple[int, int]:
+    """How many eval and train points the env has from its graduation on."""
+    g = env.graduation_step
+    return (len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left")),
+            len(env.train) - int(np.searchsorted(env.train.steps, g, "left")))
 
 
 def held_level(seg, gi: int, window: int) -> float | None:
@@ -208,7 +213,7 @@ DENSER_REACH = 3  # ... where training's fall crossed within this many eval inte
                   # than their last point in the held zone
 
 
-def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int, last: int) -> int:
+def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int) -> int:
     """A fall judged on sparse evals, dated where denser training's own fall (its regression signal
     from its own start and held level) crossed the line: a gradual fall crosses between evals, and a
     noisy eval or two still above the line date it late. Only a training fall that overlaps the evals'
@@ -216,9 +221,7 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int, last: int) -> in
     zone; else the evals' onset."""
     if sig["series"] != "eval":
         return onset
-    g = sig["graduation_step"]
-    evals = len(env.eval) - int(np.searchsorted(env.eval.steps, g, "left"))
-    trains = len(env.train) - int(np.searchsorted(env.train.steps, g, "left"))
+    evals, trains = _points_after(env)
     if trains < DENSER_TRAIN * evals:
         return onset
     tsig = regression_signal(env, s, "train")
@@ -255,7 +258,7 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
         severity = "critical" if span["critical"] else "warning"
         share = float(sig["ratio"][low])
         onset = int(sig["steps"][_crossed(sig, i0, i1, s["regression_threshold"])])
-        onset = _denser_onset(env, s, sig, onset, int(sig["steps"][i1]))
+        onset = _denser_onset(env, s, sig, onset)
         since = onset - sig["graduation_step"]
         rapid = since <= s["rapid_regression_window"]
         current = float(sig["level"][-1])
