@@ -649,6 +649,16 @@ def test_switching_at_every_point_is_one_episode(tmp_path):
     assert incident.evidence["kind"] == "switching" and abs(incident.first_step - 3080) <= 20, incident
 
 
+def test_noise_straddling_the_line_at_the_end_is_no_dip(tmp_path):
+    """1,381 evals (third corpus) of a score with heavy outlier-contaminated noise, healthy to the end:
+    three of its last points sit below the regression line and the next is back. Their mean is within
+    4 standard errors of the held level: noise, not a dip (one was reported at step 1,495)."""
+    case = Case("noisy end", {"a": E(eval=_fixture_series("userprof_noisy_end"), eval_every=1)}, [])
+    got, run = run_case(case, tmp_path)
+    assert run.environments[0].graduation_step is not None
+    assert [w for w in got if w.type == "performance_volatility"] == []
+
+
 def test_a_burst_does_not_date_switching_it_is_part_of():
     """A burst's ends are set by the sizes of changes, which blur where switching began (a rate held at
     its bound has mostly changes of 0, and calm points that happen to leave it join the burst); the
