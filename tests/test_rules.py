@@ -111,6 +111,14 @@ CASES = [
     Case("noise that grows with a level it moved to is no burst",
          {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.75~0.1x60 0.6~0.2x200")},
          [], ("performance_volatility",)),
+    # two lone deep evals within dip_points of each other after a calm: a burst sparse evals catch one bad
+    # eval at a time; one alone is an outlier; beside outliers far above the held level (contaminated
+    # noise, whose outliers fall either way) such a pair is chance
+    Case("two lone bad evals close together", {"a": E(eval="10+10x9 95~1x40 30 95~1x5 30 95~1x40")},
+         [("performance_volatility", "a", "warning", 2450, 0)], ("performance_volatility",)),
+    Case("one lone bad eval", {"a": E(eval="10+10x9 95~1x40 30 95~1x40")}, [], ("performance_volatility",)),
+    Case("two lone bad evals among outliers either way",
+         {"a": E(eval="10+10x9 95~1x20 160 95~1x20 30 95~1x5 30 95~1x20 160 95~1x20")}, [], ("performance_volatility",)),
     # two deep points in a row: a burst after a calm, chance among a series' many lone outliers
     Case("two deep points in a row after a calm", {"a": E(train="0.1+0.1x9 0.9~0.02x600 0.1 0.1 0.9~0.02x150")},
          [("performance_volatility", "a", "warning", 6090, 0)], ("performance_volatility",)),

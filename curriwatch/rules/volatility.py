@@ -2,6 +2,7 @@
 what its noise explains."""
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -139,7 +140,10 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     less than DEEP_SHARE of the gain and DEEP_NOISE noise sds below the held level, at most `dip_points`
     of them, then back above regression_threshold; never inside a regression. A lone bad eval is an outlier and a
     lasting fall a regression; two evals in a row that lost half the gain, far beyond the noise, and came
-    back are a burst of instability too short for the regression's `smoothing_window`."""
+    back are a burst of instability too short for the regression's `smoothing_window`. So are DEEP_POINTS
+    or more such lone points each within `dip_points` of the last, unless the env's other lone deep points
+    and its points as far above the held level (contaminated noise's outliers fall either way) make such
+    a group likely by chance."""
     r = s["regression"]
     raw, steps = sig["raw"], sig["steps"]
     value = sig["start"] + raw * sig["gain"]
@@ -164,6 +168,23 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
         out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[a]), "last_step": int(steps[b]),
                     "points": b - a + 1, "low": float(value[lowest]), "share": float(raw[lowest]),
                     "back": float(value[b + 1]), "series_last_step": int(steps[-1]), "weight": 0})
+    # lone deep points that come back within dip_points of each other: a burst that sparse evals catch
+    # one bad eval at a time — unless the env's other lone deep points make such a group likely by chance
+    singles = np.array([a for a, b in runs if a == b], dtype=np.int64)
+    n_held = int(held[-1])
+    # outliers as far above the held level tell contaminated noise, whose outliers fall either way
+    above = np.count_nonzero(sig["after"] & (value - sig["baseline"] > DEEP_NOISE * sd))
+    for g in (np.split(singles, np.flatnonzero(np.diff(singles) > s["dip_points"]) + 1) if len(singles) else []):
+        if len(g) < DEEP_POINTS or any(f0 <= g[-1] and g[0] <= f1 for f0, f1 in falls):
+            continue
+        rate = (len(singles) - len(g) + above) / max(n_held - len(g), 1)
+        if n_held * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS:
+            continue
+        lowest = int(g[np.argmin(raw[g])])
+        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[g[0]]),
+                    "last_step": int(steps[g[-1]]), "points": len(g), "low": float(value[lowest]),
+                    "share": float(raw[lowest]), "back": float(value[min(int(g[-1]) + 1, len(raw) - 1)]),
+                    "series_last_step": int(steps[-1]), "weight": 0})
     return out
 
 
