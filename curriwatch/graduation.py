@@ -17,6 +17,7 @@ import numpy as np
 
 from .envdata import EnvData
 from .levels import env_scale, episodes, fit, rate_best
+from .segments import robust_sd
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
 
@@ -118,10 +119,13 @@ def _sure_gain(f, lo: float, hi: float, noise: float) -> float:
     if not at_top.any():
         return hi - lo  # the top is the run's, not this env's
     count = float(seg.count[at_top].max())
-    se = noise * seg.wander / np.sqrt(max(count, 1.0))
     held = seg.level[seg.count >= LONG_SEGMENT_POINTS]
     if count >= LONG_SEGMENT_POINTS or not len(held):
         return hi - lo  # a long segment holds the top, or none holds any level: the top is what it reached
+    # the noise where the top was reached: a burst's far exceeds the series' typical noise
+    j = np.flatnonzero(at_top)
+    local = robust_sd(np.diff(f.series.values[int(seg.bounds[j[0]]): int(seg.bounds[j[-1] + 1])]))
+    se = max(noise, local) * seg.wander / np.sqrt(max(count, 1.0))
     return max(hi - TOP_SE * se, min(float(held.max()), hi)) - lo
 
 

@@ -46,6 +46,10 @@ CASES = [
     # held level is a top only as far as its points tell (2 standard errors lower): the env graduated
     Case("a short lucky stretch above the held level", {"a": E(train="0.1+0.1x8 0.88~0.1x420 0.99~0.005x8")},
          [], ("prolonged_training", "training_stagnation")),
+    # a burst of noise swings above the held level too: segments of a point or two there are no top — the
+    # noise where they were reached (the burst's, not the calm's) puts them within 2 standard errors of it
+    Case("a symmetric burst sets no top", {"a": E(train="10+10x9 90~0.5x300 85~35x15 90~0.5x200")},
+         [], ("prolonged_training", "training_stagnation")),
     # one quick rise, a stall of 240 points, one small step up: the stall is judged against the env's pace
     # between its other steps of progress (5 points), not against a median its own length dominates
     Case("a long stall that one late step ends", {"a": E(train="0.15~0.02x5 0.43~0.02x240 0.48~0.02x20",
