@@ -113,13 +113,24 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     sig = regression_signal(env, s["regression"])
     if sig is None:
         return []
-    steps, level, ratio = sig["steps"], sig["level"], sig["ratio"]
-    out = [{"kind": "dip", "split": sig["series"], "first_step": int(steps[sp["first"]]),
-            "last_step": int(steps[sp["last"]]), "points": sp["last"] - sp["first"] + 1,
-            "low": float(level[sp["lowest"]]), "share": float(ratio[sp["lowest"]]),
-            "back": float(level[sp["back"]]), "series_last_step": int(steps[-1]), "weight": 0}
+    level, ratio = sig["level"], sig["ratio"]
+    out = [_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, level[sp["lowest"]], ratio[sp["lowest"]],
+                level[sp["back"]])
            for sp in regression_spans(env, s["regression"]) if sp["dip"] and _beyond_noise(env, sig, sp)]
     return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s)
+
+
+def _dip(sig: dict, first: int, last: int, points: int, low: float, share: float, back: float) -> dict:
+    """A dip event over points first..last of the regression signal's series."""
+    steps = sig["steps"]
+    return {"kind": "dip", "split": sig["series"], "first_step": int(steps[first]), "last_step": int(steps[last]),
+            "points": int(points), "low": float(low), "share": float(share), "back": float(back),
+            "series_last_step": int(steps[-1]), "weight": 0}
+
+
+def _near_groups(idx: np.ndarray, gap: int) -> list[np.ndarray]:
+    """Sorted indices split where consecutive ones lie more than `gap` apart."""
+    return np.split(idx, np.flatnonzero(np.diff(idx) > gap) + 1) if len(idx) else []
 
 
 def _beyond_noise(env: EnvData, sig: dict, sp: dict) -> bool:
@@ -145,7 +156,7 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     and its points as far above the held level (contaminated noise's outliers fall either way) make such
     a group likely by chance."""
     r = s["regression"]
-    raw, steps = sig["raw"], sig["steps"]
+    raw = sig["raw"]
     value = sig["start"] + raw * sig["gain"]
     noise = fit(env, sig["series"]).noise
     sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
@@ -153,8 +164,9 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
     out = []
     runs = runs_of_true(deep)
+    singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
     lone = np.zeros(len(raw) + 1)  # lone deep points (outlier noise) before each point, after graduation
-    lone[[a + 1 for a, b in runs if a == b]] = 1
+    lone[singles + 1] = 1
     lone = np.cumsum(lone)
     held = np.concatenate([[0], np.cumsum(sig["after"])])
     for a, b in runs:
@@ -165,26 +177,20 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
         if before and before * (lone[a] / before) ** (b - a + 1) > CHANCE_RUNS:
             continue  # lone deep points came often enough before it that such a run among them is chance
         lowest = a + int(np.argmin(raw[a: b + 1]))
-        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[a]), "last_step": int(steps[b]),
-                    "points": b - a + 1, "low": float(value[lowest]), "share": float(raw[lowest]),
-                    "back": float(value[b + 1]), "series_last_step": int(steps[-1]), "weight": 0})
+        out.append(_dip(sig, a, b, b - a + 1, value[lowest], raw[lowest], value[b + 1]))
     # lone deep points that come back within dip_points of each other: a burst that sparse evals catch
     # one bad eval at a time — unless the env's other lone deep points make such a group likely by chance
-    singles = np.array([a for a, b in runs if a == b], dtype=np.int64)
     n_held = int(held[-1])
     # outliers as far above the held level tell contaminated noise, whose outliers fall either way
     above = np.count_nonzero(sig["after"] & (value - sig["baseline"] > DEEP_NOISE * sd))
-    for g in (np.split(singles, np.flatnonzero(np.diff(singles) > s["dip_points"]) + 1) if len(singles) else []):
+    for g in _near_groups(singles, s["dip_points"]):
         if len(g) < DEEP_POINTS or any(f0 <= g[-1] and g[0] <= f1 for f0, f1 in falls):
             continue
         rate = (len(singles) - len(g) + above) / max(n_held - len(g), 1)
         if n_held * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS:
             continue
         lowest = int(g[np.argmin(raw[g])])
-        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[g[0]]),
-                    "last_step": int(steps[g[-1]]), "points": len(g), "low": float(value[lowest]),
-                    "share": float(raw[lowest]), "back": float(value[min(int(g[-1]) + 1, len(raw) - 1)]),
-                    "series_last_step": int(steps[-1]), "weight": 0})
+        out.append(_dip(sig, g[0], g[-1], len(g), value[lowest], raw[lowest], value[min(int(g[-1]) + 1, len(raw) - 1)]))
     return out
 
 
@@ -199,16 +205,13 @@ def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
     if len(low) < BURST_POINTS or not s["dip_points"]:
         return []
     out = []
-    for g in np.split(low, np.flatnonzero(np.diff(low) > s["dip_points"]) + 1):
+    for g in _near_groups(low, s["dip_points"]):
         stretches = 1 + int(np.sum(np.diff(g) > 1))
         if len(g) < BURST_POINTS or stretches < BURST_STRETCHES:
             continue
         lowest = int(g[np.argmin(raw[g])])
-        out.append({"kind": "dip", "split": sig["series"], "first_step": int(steps[g[0]]),
-                    "last_step": int(steps[g[-1]]), "points": len(g),
-                    "low": float(sig["start"] + raw[lowest] * sig["gain"]), "share": float(raw[lowest]),
-                    "back": float(sig["level"][min(int(g[-1]) + 1, len(steps) - 1)]),
-                    "series_last_step": int(steps[-1]), "weight": 0})
+        out.append(_dip(sig, g[0], g[-1], len(g), sig["start"] + raw[lowest] * sig["gain"], raw[lowest],
+                        sig["level"][min(int(g[-1]) + 1, len(steps) - 1)]))
     return out
 
 
