@@ -629,7 +629,8 @@ def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
 
 def _episode(split: str, seg: Segments, series: Series, phases: list, changes: int) -> Episode:
     """An episode from its phases. The first (last) phase belongs to it when it is no longer than
-    twice the inner phases (an env switching from its first point); else the episode starts at the
+    twice the inner phases, or the first begins the series and would not break the chain's rhythm
+    (SWITCH_PHASE_RATIO: an env switching from its first point); else the episode starts at the
     first change (a burst after a long calm stretch) — where the points of the calm phase are already
     on their way to the next one (beyond TRANSITION_NOISE noise sds of their own level; a wave leaves
     its level gradually, and its points caught mid-change join the nearer phase)."""
@@ -641,7 +642,10 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
                         zip(first_pt, last_pt)], dtype=np.float64)
     inner = lengths[1:-1] if len(lengths) > 2 else lengths
     typical = median(inner) if len(inner) else median(lengths)
-    first = first_pt[0] if lengths[0] <= 2 * typical else first_pt[1]
+    # a first phase from the series' first point is the env switching from its activation unless it
+    # would have broken the chain's rhythm as an inner phase (Markov dwells run to several x their median)
+    lifelong = first_pt[0] == 0 and lengths[0] <= SWITCH_PHASE_RATIO * typical
+    first = first_pt[0] if lengths[0] <= 2 * typical or lifelong else first_pt[1]
     last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
     levels = np.array([p[2] for p in phases])
     if first > first_pt[0]:

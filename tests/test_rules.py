@@ -358,6 +358,18 @@ SHAPES = [
          {"a": E(train=f"({_UNEVEN} 0.85~0.01x30 {_UNEVEN} 0.35~0.01x25)x4 {_UNEVEN}"),
           "b": E(train="0.1+0.05x16 0.9~0.02x500")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "graduated_regression")),
+    # Markov switching from activation whose first phase happens to last 3.5x the usual one (third corpus
+    # seed 24's WallJump: dwell times run to several times their median): switching since activation,
+    # not since its first change
+    Case("lifelong switching with a long first phase is dated from activation",
+         {"a": E(train="-0.4~0.01x21 (0.6~0.01x6 -0.4~0.01x6 0.6~0.01x4 -0.4~0.01x8)x10"),
+          "b": E(train="-0.5+0.1x10 0.6~0.01x250")},
+         [("performance_volatility", "a", "warning", 0, 30)], ("performance_volatility",)),
+    # ... but evals logged while the lesson was still locked (near its low level) are no part of it
+    Case("lifelong switching is dated from activation, not from evals while locked",
+         {"a": E(state="0x3 1x20", eval="0.16~0.01x15 (0.2~0.01x8 0.85~0.01x8)x6", eval_every=10),
+          "b": E(eval="0.05+0.1x9 0.9~0.02x100", eval_every=10)},
+         [("performance_volatility", "a", "warning", 150, 10)], ("performance_volatility",)),
     # a wave (it takes a few points to rise and a few to fall) is neither two flat levels nor swings from
     # point to point: its periodogram has a line
     Case("a wave after graduation is volatility, not a regression",

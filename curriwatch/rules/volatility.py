@@ -57,7 +57,10 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                 continue  # the whole series' reading already sees switching there
             eps += [ep for ep in switching_after(env, split, width, env.graduation_step)
                     if not overlaps(ep, eps)]
-    events = [_switching_event(ep) for ep in eps]
+    # an env switching from its first point switches from its activation: points logged while it was
+    # locked (evals of a lesson not yet trained) are no part of it
+    active_from = next((iv.start_step for iv in env.timeline if iv.state != "locked"), None)
+    events = [_switching_event(ep, active_from) for ep in eps]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width) + _waves(env, split, width) + _bursts(env, split, s, width)
     events += _dips(env, s)
@@ -287,8 +290,11 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
              "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
 
 
-def _switching_event(ep) -> dict:
-    return {"kind": "switching", "split": ep.split, "first_step": ep.first_step, "last_step": ep.last_step,
+def _switching_event(ep, active_from: int | None) -> dict:
+    first = ep.first_step
+    if active_from is not None and first < active_from <= ep.last_step:
+        first = active_from
+    return {"kind": "switching", "split": ep.split, "first_step": first, "last_step": ep.last_step,
             "changes": ep.changes, "high": ep.high, "low": ep.low, "phase_steps": ep.phase_steps,
             "series_last_step": ep.series_last_step, "weight": ep.changes}
 
