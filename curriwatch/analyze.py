@@ -19,7 +19,7 @@ from .model import DataIssue
 from .profiles import all_profiles
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
-from .graduation import inferred_timeline
+from .graduation import inferred_timeline, sibling_climbs
 from .levels import run_noise_reference, run_reference
 from .rules.regression import regression_signal
 from .timeline import (compare_with_curriculum_state, explicit_timeline, force_final_state, read_curriculum_state,
@@ -59,10 +59,12 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
         reference = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
+        climbs = sibling_climbs(run_envs)
         failed: set[int] = set()
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
             env.cache["reference"] = reference
             env.cache["noise_reference"] = noise_refs[k]
+            env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)

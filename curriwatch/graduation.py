@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .envdata import EnvData
-from .levels import env_scale, episodes, fit, rate_best
+from .levels import env_scale, episodes, fit, learned, levels_apart, own_scale, rate_best
 from .segments import robust_sd
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
@@ -35,7 +35,8 @@ RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the
 MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates) ...
 TOP_SE = 2.0  # a top held by a short segment counts this many standard errors lower ...
 LONG_SEGMENT_POINTS = 30  # ... never below a level a segment of this many points held
-LEVEL_Z = 6.0  # ... or the start and top levels, each the mean of its points, this many standard errors
+HOLD_RISES = 2.0  # an env short of a shared scale's line graduates at its own top held this x its climb ...
+SIBLING_CLIMBS = 1.5  # ... when that climb took at most this x its siblings' median
 
 
 def units_of(steps: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
@@ -54,10 +55,57 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return None
     lo, hi = scale
     gain = hi - lo
+    own = own_scale(env)
+    if own is not None and not learned(env) and env.cache.get("reference") is not None and gain > 0:
+        return _known_from_start(env, f, lo, gain, own[1], graduation)
+    g = _first_graduation(env, f, lo, hi, graduation)
+    siblings = env.cache.get("sibling_climb")
+    if g is None and own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
+            and (climb_span(env) or np.inf) <= SIBLING_CLIMBS * siblings:
+        # near the run's top but short of its line, learned about as fast as its siblings: graduated
+        # at its own top once it held it longer than it took to climb there (siblings' tops differ);
+        # one that climbs far slower than its siblings is still creeping up to their level
+        g = _first_graduation(env, f, own[0], own[1], graduation, HOLD_RISES)
+    return g
+
+
+def climb_span(env: EnvData) -> float | None:
+    """Steps the env took to climb from RISE_FROM of its own gain to GRADUATION_SHARE of it (its
+    segments' levels), or None when it did not plainly learn."""
+    own = own_scale(env)
+    if own is None or not learned(env):
+        return None
+    f = fit(env, "learning")
+    lo, gain = own[0], own[1] - own[0]
+    level, steps = f.segments.fit(), f.series.steps
+    reached = np.flatnonzero(level >= lo + GRADUATION_SHARE * gain)
+    if not len(reached):
+        return None
+    i = int(reached[0])
+    low = np.flatnonzero(level[:i] < lo + RISE_FROM * gain)
+    return float(steps[i] - steps[int(low[-1]) + 1 if len(low) else 0])
+
+
+def sibling_climbs(envs: list[EnvData]) -> list[float | None]:
+    """Per env, the median climb_span of the run's other envs that plainly learned (None without)."""
+    spans = [climb_span(e) for e in envs]
+    out = []
+    for k in range(len(envs)):
+        others = [x for j, x in enumerate(spans) if j != k and x is not None]
+        out.append(float(np.median(others)) if others else None)
+    return out
+
+
+def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, hold_rises: float = 0.0
+                      ) -> int | None:
+    """graduation_index on the scale lo..hi; with `hold_rises`, the level must also have been held
+    that many times as long as the climb to it took (from RISE_FROM of the gain to the line)."""
+    n = len(f.series)
+    gain = hi - lo
     noise = median(np.atleast_1d(f.noise.raw_sd(hi)))
     values = f.series.values
     level = f.segments.fit()
-    if not (gain > MIN_GAIN_NOISE * noise * f.segments.wander or _levels_apart(level, lo, hi, noise * f.segments.wander)) \
+    if not (gain > MIN_GAIN_NOISE * noise * f.segments.wander or levels_apart(level, lo, hi, noise * f.segments.wander, GRADUATION_SHARE)) \
             or gain <= 0:
         if graduation["stop_threshold"] is None:
             return None
@@ -72,11 +120,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         high &= ema >= env.sign * graduation["stop_threshold"]
         hold = min(hold, env.sign * graduation["stop_threshold"])
     units = units_of(f.series.steps, f.series.counts)
-    if f.series.counts is None and env.run_last_step > env.run_first_step:
-        # in plain steps the window's size says nothing of the trainer's: never more than a
-        # RUN_SHARE of the run (a run logged at steps 0..80 has no 50-step plateau to wait for)
-        graduation = {**graduation, "plateau_window": min(
-            graduation["plateau_window"], RUN_SHARE * (env.run_last_step - env.run_first_step))}
+    graduation = {**graduation, "plateau_window": _plateau_window(env, f, graduation)}
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
     switching = [(ep.first_step, ep.last_step) for ep in episodes(env) if ep.split in ("train", "eval")]
     steps = f.series.steps
@@ -98,6 +142,12 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         if sums is None:
             sums = window_sums(units - units[0], values.astype(np.float64))
         climb = _climb(units, level, i, lo + RISE_FROM * gain, line, noise * f.segments.wander, plateau_points)
+        if hold_rises:
+            if not np.isfinite(climb[0]):
+                continue
+            j = max(j, int(np.searchsorted(units, units[i] + hold_rises * (line - lo - RISE_FROM * gain) / climb[0])))
+            if j >= k:
+                continue
         a, size = j, 64
         while a < k:  # in growing chunks: a plateau is usually found within the first points
             b = min(k, a + size)
@@ -107,6 +157,39 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
                     return g
             a, size = b, size * 4
     return None
+
+
+def _plateau_window(env: EnvData, f, graduation: dict) -> float:
+    """plateau_window in the series' units. In plain steps the window's size says nothing of the
+    trainer's: never more than a RUN_SHARE of the run (a run logged at steps 0..80 has no 50-step
+    plateau to wait for)."""
+    if f.series.counts is None and env.run_last_step > env.run_first_step:
+        return min(graduation["plateau_window"], RUN_SHARE * (env.run_last_step - env.run_first_step))
+    return graduation["plateau_window"]
+
+
+def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, graduation: dict) -> int | None:
+    """An env that learned nothing, beside siblings that show the run's scale: graduated once it has
+    held its top `level` for plateau_window (the trainer's wait) when that lies above STALL_SHARE of
+    the run's gain and the first half of its points lie about it (their median above HOLD_SHARE of
+    the gain) — a lesson it already knew. One that never learns stays far lower; one that only began high (a rolling mean
+    that still holds the previous lesson's episodes) soon leaves it."""
+    line = lo + STALL_SHARE * gain
+    best = rate_best(env, f.series.values)
+    if best is not None:
+        line = max(line, lo + RATE_SHARE * (best - lo))
+    if level < line:
+        return None
+    values = f.series.values
+    if median(values[: max(1, len(values) // 2)]) < lo + HOLD_SHARE * gain:
+        return None
+    units = units_of(f.series.steps, f.series.counts)
+    g = max(int(np.searchsorted(units, units[0] + _plateau_window(env, f, graduation), "left")), HOLD_POINTS - 1)
+    if g >= len(values):
+        return None
+    if graduation["stop_threshold"] is not None and _ema(values, graduation["ema_alpha"])[g] < env.sign * graduation["stop_threshold"]:
+        return None
+    return g
 
 
 def _sure_gain(f, lo: float, hi: float, noise: float) -> float:
@@ -127,18 +210,6 @@ def _sure_gain(f, lo: float, hi: float, noise: float) -> float:
     local = robust_sd(np.diff(f.series.values[int(seg.bounds[j[0]]): int(seg.bounds[j[-1] + 1])]))
     se = max(noise, local) * seg.wander / np.sqrt(max(count, 1.0))
     return max(hi - TOP_SE * se, min(float(held.max()), hi)) - lo
-
-
-def _levels_apart(level: np.ndarray, lo: float, hi: float, sd: float) -> bool:
-    """Whether the start and the top are levels held long enough to stand apart by LEVEL_Z standard
-    errors though the gain is within a few point-noise sds: heavy noise about a plain learning curve
-    (each level the mean of its points, sd / sqrt(points))."""
-    gain = hi - lo
-    at_top = np.count_nonzero(level >= lo + GRADUATION_SHARE * gain)
-    at_start = np.count_nonzero(level <= lo + (1 - GRADUATION_SHARE) * gain)
-    if not at_top or not at_start or not sd > 0:
-        return False
-    return gain > LEVEL_Z * sd * math.sqrt(1 / at_top + 1 / at_start)
 
 
 def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: float, sd: float,

@@ -19,6 +19,8 @@ REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall
 SHARED_TOP_SPREAD = 0.15  # envs measure on one scale when several reach the same top, within this x their gain
 SHARED_TOP_ENVS = 0.4  # ... at least this share of them
 OTHER_SCALE = 0.1  # an env whose gain is under this share of the run's shared scale is on a scale of its own ...
+LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-noise sds ...
+LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 SHARED_START_SPREAD = 0.2  # ... or when they all start from one level, within this x the run's learned range
@@ -156,6 +158,31 @@ def own_scale(env: EnvData) -> tuple[float, float] | None:
     return env.cache["own_scale"]
 
 
+def learned(env: EnvData) -> bool:
+    """Whether the env's own gain (start to top) stands out of its point noise by LEARNED_NOISE sds, or
+    its start and top are levels held long enough to stand apart (levels_apart): a flat env's segments
+    may still part at a chance level or two."""
+    own = own_scale(env)
+    if own is None:
+        return False
+    f = fit(env, "learning")
+    sd = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
+    return own[1] - own[0] > LEARNED_NOISE * sd or levels_apart(f.segments.fit(), own[0], own[1], sd)
+
+
+def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: float = 0.9) -> bool:
+    """Whether the start and the top are levels held long enough to stand apart by LEVEL_Z standard
+    errors though the gain is within a few point-noise sds: heavy noise about a plain learning curve
+    (each level the mean of its points — those within 1 - `share` of the gain of either end —, sd /
+    sqrt(points))."""
+    gain = hi - lo
+    at_top = np.count_nonzero(level >= lo + share * gain)
+    at_start = np.count_nonzero(level <= lo + (1 - share) * gain)
+    if not at_top or not at_start or not sd > 0 or not gain > 0:
+        return False
+    return gain > LEVEL_Z * sd * math.sqrt(1 / at_top + 1 / at_start)
+
+
 def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     """The scale a run's envs share, (start, top), when they measure on one scale, else None: an env
     far below what its siblings reach has not graduated. Rates in [0, 1] share one (start: the median
@@ -164,29 +191,36 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     median gain of the upper-quartile top: then (their median start, that top); or when all of them
     start from one level (within SHARED_START_SPREAD x the learned range): then (the median start,
     the upper-quartile top). Envs whose returns live on different scales (e.g. different games)
-    start and end at different levels and share none."""
-    scales, rates = [], True
+    start and end at different levels and share none. An env that learned nothing (see `learned`) counts
+    near the top within SHARED_TOP_SPREAD x the learned envs' median gain; starts are the learned envs'."""
+    scales, rates, gained = [], True, []
     for env in envs:
         s = own_scale(env)
         if s is None:
             continue
         scales.append(s)
+        gained.append(learned(env))
         rates &= rate_best(env, env.learning.values) == 1.0  # success rates (higher is better)
     if len(scales) < 2:
         return None
     starts = np.array([s[0] for s in scales])
     tops = np.array([s[1] for s in scales])
+    # an env that learned nothing (at its top from its first point, or never learning) may show where the
+    # top lies, never where the start is
+    gained = np.array(gained)
     top = float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
-    if rates:
-        return float(np.median(starts)), top
-    gain = float(np.median(tops - starts))
-    if gain > 0:
-        # each env near that top by its own gain: an env of another scale is near nothing by its own
-        near = np.abs(tops - top) <= SHARED_TOP_SPREAD * np.maximum(tops - starts, 0.0)
-        if near.sum() >= 2 and near.mean() >= SHARED_TOP_ENVS:
-            return float(np.median(starts[near])), float(np.median(tops[near]))
-    start = float(np.median(starts))
-    if top > start and np.all(np.abs(starts - start) <= SHARED_START_SPREAD * (top - start)):
+    if rates:  # one scale whatever they learned
+        return float(np.median(starts[gained] if gained.any() else starts)), top
+    if not gained.any():
+        return None
+    gain = float(np.median((tops - starts)[gained]))
+    # each env near that top by its own gain (an env of another scale is near nothing by its own), one
+    # that learned nothing by the gain of those that did
+    near = np.abs(tops - top) <= SHARED_TOP_SPREAD * np.where(gained, tops - starts, gain)
+    if near.sum() >= 2 and near.mean() >= SHARED_TOP_ENVS and (near & gained).any():
+        return float(np.median(starts[near & gained])), float(np.median(tops[near]))
+    start = float(np.median(starts[gained]))
+    if top > start and np.all(np.abs(starts[gained] - start) <= SHARED_START_SPREAD * (top - start)):
         return start, top  # lessons of one task, all starting from one level: what the best reach is reachable
     return None
 

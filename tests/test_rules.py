@@ -365,6 +365,27 @@ SHAPES = [
          {"a": E(train="-0.4~0.01x21 (0.6~0.01x6 -0.4~0.01x6 0.6~0.01x4 -0.4~0.01x8)x10"),
           "b": E(train="-0.5+0.1x10 0.6~0.01x250")},
          [("performance_volatility", "a", "warning", 0, 30)], ("performance_volatility",)),
+    # an env at its top from its first point (for at least half its points), beside a sibling that shows
+    # the run's scale, already knew its task (third corpus top_plateau): graduated, not stalled or
+    # prolonged — and judged for regressions
+    Case("an env at its top from its first point has graduated",
+         {"a": E(train="88~2x300"), "b": E(train="5+10x9 92~2x291")},
+         [], ("training_stagnation", "prolonged_training")),
+    Case("an env at its top from its first point that falls has regressed",
+         {"a": E(train="88~2x180 40~2x120"), "b": E(train="5+10x9 92~2x291")},
+         [("graduated_regression", "a", "critical", 1800, 0)], ("graduated_regression", "training_stagnation")),
+    Case("an env flat near the start beside a learner has stalled",
+         {"a": E(train="8~2x300"), "b": E(train="5+10x9 92~2x291")},
+         [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
+    # learned as fast as its sibling to 0.83 of the run's scale and held it for long, then fell: graduated
+    # at its own top (siblings' tops differ), so the fall is a regression (third corpus seed 23's lm_long)
+    Case("an env held short of its sibling's top graduates at its own",
+         {"a": E(train="0+10x8 75~1x150 35~1x100"), "b": E(train="0+10x9 95~1x291")},
+         [("graduated_regression", "a", "critical", 1580, 0)], ("graduated_regression", "training_stagnation")),
+    # ... but one that crept there far slower than its sibling learned is still creeping up (default corpus)
+    Case("a slow climber short of its sibling's top has not graduated",
+         {"a": E(train="0+0.5x150 75~1x150"), "b": E(train="0+10x9 95~1x291")},
+         [("prolonged_training", "a", "info", 2000, 0)], ("prolonged_training", "graduated_regression")),
     # ... but evals logged while the lesson was still locked (near its low level) are no part of it
     Case("lifelong switching is dated from activation, not from evals while locked",
          {"a": E(state="0x3 1x20", eval="0.16~0.01x15 (0.2~0.01x8 0.85~0.01x8)x6", eval_every=10),
@@ -935,3 +956,16 @@ def test_evals_noisier_than_their_declared_count_everywhere_do_not_swing(tmp_pat
         log.log_metrics(metrics, step=step)
     (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
     assert [(w.type, w.first_step) for w in run.warnings if w.type == "performance_volatility"] == []
+
+
+def test_an_env_at_its_top_in_heavy_noise_is_graduated_and_its_noisy_end_no_fall(tmp_path):
+    """Third corpus seed 27: a score at its top (~89) from its first eval in heavy noise, beside a sibling
+    that learns to ~90. It already knew its task: graduated (not stalled from step 1); its last six evals
+    average 72, about 2.4 standard errors below the level it held — a chance stretch, not a regression."""
+    case = Case("top plateau in heavy noise", {
+        "a": E(eval=_fixture_series("userprof_top_plateau"), eval_every=2, start=1),
+        "b": E(eval=_fixture_series("userprof_top_plateau_sibling"), eval_every=2, start=1)}, [])
+    got, run = run_case(case, tmp_path)
+    assert [(w.type, w.env_id) for w in got if w.type in ("graduated_regression", "training_stagnation",
+                                                          "prolonged_training")] == []
+    assert {e.env_id: e.current_state for e in run.environments}["a"] == "graduated"

@@ -13,6 +13,7 @@ HELD_MIN_POINTS = 2  # the held level is kept for at least this many points in a
 EVAL_POINTS_AFTER = 12  # judged on eval when it has this many points after graduation (else on the denser train)
 
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
+SPAN_Z = 4.0  # a fall's (or dip's) points lie this many standard errors of their mean below the held level
 
 
 def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict | None:
@@ -126,6 +127,8 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         if b - a + 1 < s["smoothing_window"]:
             continue
         i0, i1 = int(keep[a]), int(keep[b])
+        if not _beyond_noise(env, sig, keep[a: b + 1]):
+            continue
         segs = np.unique(sig["segment"][keep[a: b + 1]])
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
         critical = bool((deep & (seg.count[segs] >= 2)).any())
@@ -138,6 +141,18 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})
     return spans
+
+
+def _beyond_noise(env: EnvData, sig: dict, idx: np.ndarray) -> bool:
+    """Whether the points `idx` (outliers aside) lie below the held level by more than SPAN_Z standard
+    errors of their mean (the noise sd at the held level or at theirs, whichever is larger): a few
+    points of heavy noise below the line — a short stretch at the end of the series, or straddling
+    the line — are no fall."""
+    value = sig["start"] + sig["raw"][idx] * sig["gain"]
+    mean = float(np.mean(value))
+    noise = fit(env, sig["series"]).noise
+    sd = max(float(np.max(np.atleast_1d(noise.raw_sd(sig["baseline"])))), float(np.max(np.atleast_1d(noise.raw_sd(mean)))))
+    return sig["baseline"] - mean > SPAN_Z * sd / np.sqrt(len(idx))
 
 
 RAMP_POINTS = 400  # the fall's ramp is fitted within this many points either side of the low segment's start

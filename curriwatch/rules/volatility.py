@@ -29,7 +29,6 @@ BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_poin
 DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
 DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
-DIP_Z = 4.0  # a dip's points lie this many standard errors of their mean below the held level
 CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) would make such a run this often by chance
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
@@ -119,7 +118,7 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     level, ratio = sig["level"], sig["ratio"]
     out = [_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, level[sp["lowest"]], ratio[sp["lowest"]],
                 level[sp["back"]])
-           for sp in regression_spans(env, s["regression"]) if sp["dip"] and _beyond_noise(env, sig, sp)]
+           for sp in regression_spans(env, s["regression"]) if sp["dip"]]
     return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s)
 
 
@@ -134,19 +133,6 @@ def _dip(sig: dict, first: int, last: int, points: int, low: float, share: float
 def _near_groups(idx: np.ndarray, gap: int) -> list[np.ndarray]:
     """Sorted indices split where consecutive ones lie more than `gap` apart."""
     return np.split(idx, np.flatnonzero(np.diff(idx) > gap) + 1) if len(idx) else []
-
-
-def _beyond_noise(env: EnvData, sig: dict, sp: dict) -> bool:
-    """Whether a dip's points lie below the held level by more than DIP_Z standard errors of their mean
-    (the noise sd at the held level or at theirs, whichever is larger): a few points of heavy noise
-    straddling the regression line are no dip."""
-    idx = np.arange(sp["first"], sp["last"] + 1)
-    idx = idx[~sig["outlier"][idx]] if (~sig["outlier"][idx]).any() else idx
-    value = sig["start"] + sig["raw"][idx] * sig["gain"]
-    mean = float(np.mean(value))
-    noise = fit(env, sig["series"]).noise
-    sd = max(float(np.max(np.atleast_1d(noise.raw_sd(sig["baseline"])))), float(np.max(np.atleast_1d(noise.raw_sd(mean)))))
-    return sig["baseline"] - mean > DIP_Z * sd / np.sqrt(len(idx))
 
 
 def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
