@@ -969,3 +969,26 @@ def test_an_env_at_its_top_in_heavy_noise_is_graduated_and_its_noisy_end_no_fall
     assert [(w.type, w.env_id) for w in got if w.type in ("graduated_regression", "training_stagnation",
                                                           "prolonged_training")] == []
     assert {e.env_id: e.current_state for e in run.environments}["a"] == "graduated"
+
+
+def test_a_wave_from_activation_is_dated_from_it(tmp_path):
+    """Third corpus seed 27: an nll waving (period 9 points) from its activation in heteroscedastic noise;
+    the wave's envelope reaches half its height a few periods in, but the env has waved since its first
+    point. Its peak-to-peak reads positive though lower is better."""
+    case = Case("wave from activation", {"a": E(train=_fixture_series("userprof_wave_from_activation"),
+                                                  train_every=1000, start=190_000)},
+                [], config={"direction": "lower"})
+    got, _run = run_case(case, tmp_path)
+    (incident,) = [w for w in got if w.type == "performance_volatility"]
+    assert (incident.first_step, incident.evidence["kind"]) == (190_000, "oscillation")
+    assert incident.evidence["peak_to_peak"] > 0 and "peak-to-peak -" not in incident.message
+
+
+def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
+    """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
+    graduating: the switching began about its first change (its rise's last points already on their
+    way), not at the activation before the rise."""
+    case = Case("rise then switching", {"a": E(train="0.05+0.04x20 (0.85~0.02x6 0.2~0.02x6)x12")}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = [w for w in got if w.type == "performance_volatility"]
+    assert 150 <= incident.first_step <= 200

@@ -31,6 +31,8 @@ DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
 CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) would make such a run this often by chance
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
+LIFELONG_PHASES = 6  # switching or oscillation found within this many phases of activation began there ...
+BAND_SLACK = 0.5  # ... when the points before it lie at one of its levels (10th-90th percentile within this x the gap)
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
 BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points)
@@ -65,6 +67,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     events += _dips(env, s)
     out = []
     for ev in _merged(events):
+        ev = _from_activation(env, ev, active_from)
         ongoing = ev["last_step"] >= ev["series_last_step"]
         if not ongoing and env.graduation_step is not None and ev["first_step"] < env.graduation_step:
             continue  # began while it learned and was over before the series ended: its learning's noise
@@ -76,7 +79,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                         "high_level": round(env.show(ev["high"]), 6), "low_level": round(env.show(ev["low"]), 6),
                         "typical_phase_steps": round(ev["phase_steps"], 1)}
         elif ev["kind"] == "oscillation":
-            msg = (f"{ev['split']} performance oscillates: peak-to-peak {env.show(ev['high']) - env.show(ev['low']):.3g} "
+            msg = (f"{ev['split']} performance oscillates: peak-to-peak {abs(env.show(ev['high']) - env.show(ev['low'])):.3g} "
                    f"every ~{ev['phase_steps']:.0f} steps from step {ev['first_step']} to {ev['last_step']}")
             evidence = {"series": ev["split"], "kind": "oscillation", "peak_to_peak": round(ev["ptp"], 6),
                         "period_steps": round(ev["phase_steps"], 1), "periods": ev["weight"]}
@@ -446,6 +449,27 @@ def _merged(events: list[dict]) -> list[dict]:
             ev = dict(ev, first_step=_groups([e for e in members if e["kind"] != "burst"])[0][0]["first_step"])
         out.append(ev)
     return out
+
+
+def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
+    """Switching or oscillation found within LIFELONG_PHASES of its phases (half periods) of the env's
+    activation, before any graduation, with the points before it at one of its two levels or crossing
+    between them back and forth: the env has done so since its activation (a wave's envelope, a first
+    phase, reach their height a little late). A learning rise through its levels is no part of it."""
+    if ev["kind"] not in SUSTAINED or active_from is None or ev["first_step"] <= active_from \
+            or ev["first_step"] - active_from > LIFELONG_PHASES * _phase(ev) \
+            or (env.graduation_step is not None and env.graduation_step < ev["first_step"]):
+        return ev
+    series = getattr(env, ev["split"])
+    before = series.values[(series.steps >= active_from) & (series.steps < ev["first_step"])]
+    if len(before):
+        band = ev["high"] - ev["low"]
+        q10, q90 = np.quantile(before, 0.1), np.quantile(before, 0.9)
+        at_one = any(q10 >= lv - BAND_SLACK * band and q90 <= lv + BAND_SLACK * band for lv in (ev["low"], ev["high"]))
+        side = before > (ev["high"] + ev["low"]) / 2
+        if not at_one and np.count_nonzero(side[1:] != side[:-1]) < 2:
+            return ev  # a rise (or fall) through its levels: learning before it
+    return dict(ev, first_step=int(active_from))
 
 
 def _groups(events: list[dict]) -> list[list[dict]]:
