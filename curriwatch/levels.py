@@ -700,11 +700,37 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
                    typical, int(steps[-1]))
 
 
+def volatility_width(env: EnvData) -> float:
+    """The range volatility is measured against: the env's scale (env_scale) — or, for an env that
+    learned nothing on it (one switching or waving from its first point at the better level has its
+    top as its start), the range of levels it held when that stands out of the noise."""
+    if "volatility_width" not in env.cache:
+        scale = env_scale(env)
+        width = (scale[1] - scale[0]) if scale else 0.0
+        if scale is not None and not learned(env):
+            width = max(width, held_range(env))
+        env.cache["volatility_width"] = width
+    return env.cache["volatility_width"]
+
+
+def held_range(env: EnvData) -> float:
+    """Top minus bottom of the levels the env's learning series held (each kept SUSTAINED_POINTS points in a
+    row, outliers aside) when those stand apart beyond the noise (see `learned`), else 0."""
+    f = fit(env, "learning")
+    level = f.segments.fit()
+    kept = level[~f.segments.outlier]
+    if not len(kept):
+        return 0.0
+    top, bottom = sustained_max(kept, SUSTAINED_POINTS), -sustained_max(-kept, SUSTAINED_POINTS)
+    sd = median(np.atleast_1d(f.noise.raw_sd(top))) * f.segments.wander
+    gap = top - bottom
+    return gap if gap > LEARNED_NOISE * sd or levels_apart(level, bottom, top, sd) else 0.0
+
+
 def episodes(env: EnvData) -> list[Episode]:
     """Switching episodes of the env's train and eval series (cached)."""
     if "episodes" not in env.cache:
-        scale = env_scale(env)
-        width = (scale[1] - scale[0]) if scale else 0.0
+        width = volatility_width(env)
         out = []
         for split in ("train", "eval"):
             if len(getattr(env, split)) >= SWITCH_CHANGES + 1:

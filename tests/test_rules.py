@@ -992,3 +992,16 @@ def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path
     got, _run = run_case(case, tmp_path)
     (incident,) = [w for w in got if w.type == "performance_volatility"]
     assert 150 <= incident.first_step <= 200
+
+
+def test_a_return_waving_from_its_top_all_its_life_is_volatility(tmp_path):
+    """Third corpus seed 30: SB3's HalfCheetah waves (period ~80,000 steps) from its activation, starting at
+    the wave's top — its start is its top, so it learned nothing on its own scale. The range of levels it
+    held is what the wave is judged against (five periods, not the eight a wave judged against noise
+    alone needs)."""
+    case = Case("wave from the top", {"a": E(train=_fixture_series("sb3_halfcheetah_wave_train"), train_every=2048,
+                                              eval=_fixture_series("sb3_halfcheetah_wave_eval"), eval_every=8192,
+                                              start=2048)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = [w for w in got if w.type == "performance_volatility"]
+    assert (incident.first_step, incident.evidence["kind"]) == (2048, "oscillation")

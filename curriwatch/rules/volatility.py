@@ -11,7 +11,7 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst
-from ..levels import SWITCH_CHANGES, env_scale, episodes, fit, overlaps, rate_best, switching_after
+from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
 from ..stats import median
 from . import register
 from .regression import regression_signal, regression_spans
@@ -49,8 +49,7 @@ SUSTAINED = ("switching", "oscillation")
           "again at the same level) or dips below the regression line that recover to the held level within "
           "`dip_points` points; a learning curve, a level shift, a lasting fall and single outliers are not volatility")
 def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
-    scale = env_scale(env)
-    width = (scale[1] - scale[0]) if scale else 0.0
+    width = volatility_width(env)
     eps = list(episodes(env))
     if env.graduation_step is not None:
         for split in ("train", "eval"):
