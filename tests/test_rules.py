@@ -365,6 +365,12 @@ SHAPES = [
          {"a": E(train="-0.4~0.01x21 (0.6~0.01x6 -0.4~0.01x6 0.6~0.01x4 -0.4~0.01x8)x10"),
           "b": E(train="-0.5+0.1x10 0.6~0.01x250")},
          [("performance_volatility", "a", "warning", 0, 30)], ("performance_volatility",)),
+    # evals every 10 steps after a sudden fall at step 410 that dense training shows: noisy one by
+    # one, a few still read as held (1.0) for 40 steps, but together they already lie below the held zone
+    Case("a fall dated by dense training when the sparse evals after it are noisy",
+         {"a": E(train="0.1+0.1x9 0.97b32x401 0.75b32x300", train_every=1,
+                 eval="0.1+0.3x3 0.97b8x38 0.75 1.0 0.875 0.75 1.0 0.75 0.625 0.75b32x24", eval_every=10)},
+         [("graduated_regression", "a", "warning", 410, 10)], ("graduated_regression",)),
     # an env at its top from its first point (for at least half its points), beside a sibling that shows
     # the run's scale, already knew its task (third corpus top_plateau): graduated, not stalled or
     # prolonged — and judged for regressions

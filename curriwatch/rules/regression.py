@@ -232,8 +232,8 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int) -> int:
     """A fall judged on sparse evals, dated where denser training's own fall (its regression signal
     from its own start and held level) crossed the line: a gradual fall crosses between evals, and a
     noisy eval or two still above the line date it late. Only a training fall that overlaps the evals'
-    and crossed within DENSER_REACH eval intervals before them or after their last point in the held
-    zone; else the evals' onset."""
+    and crossed within DENSER_REACH eval intervals before them, or after their last point in the held
+    zone, or before evals whose mean is already below the held zone; else the evals' onset."""
     if sig["series"] != "eval":
         return onset
     evals, trains = _points_after(env)
@@ -255,7 +255,10 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int) -> int:
         if span["dip"] or int(t_steps[span["last"]]) < onset or int(t_steps[span["first"]]) > onset:
             continue  # no overlap with the evals' fall, or it began after they saw it
         t_onset = int(tsig["steps"][_crossed(tsig, span["first"], span["last"], s["regression_threshold"])])
-        if floor < t_onset < best:
+        # the evals between the two onsets, noisy one by one, already lie below the held zone on average
+        between = (sig["steps"] >= t_onset) & (sig["steps"] < onset) & ~sig["outlier"]
+        fallen = bool(between.any()) and float(np.mean(sig["raw"][between])) < zone
+        if (floor < t_onset or fallen) and t_onset < best:
             best = t_onset
     return best
 
