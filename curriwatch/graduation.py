@@ -105,8 +105,8 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
     noise = median(np.atleast_1d(f.noise.raw_sd(hi)))
     values = f.series.values
     level = f.segments.fit()
-    if not (gain > MIN_GAIN_NOISE * noise * f.segments.wander or levels_apart(level, lo, hi, noise * f.segments.wander, GRADUATION_SHARE)) \
-            or gain <= 0:
+    if not (gain > MIN_GAIN_NOISE * noise * f.segments.wander or levels_apart(level, lo, hi, noise * f.segments.wander, GRADUATION_SHARE)
+            or learned(env)) or gain <= 0:
         if graduation["stop_threshold"] is None:
             return None
     line = lo + GRADUATION_SHARE * _sure_gain(f, lo, hi, noise)

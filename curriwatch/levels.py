@@ -160,14 +160,24 @@ def own_scale(env: EnvData) -> tuple[float, float] | None:
 
 def learned(env: EnvData) -> bool:
     """Whether the env's own gain (start to top) stands out of its point noise by LEARNED_NOISE sds, or
-    its start and top are levels held long enough to stand apart (levels_apart): a flat env's segments
-    may still part at a chance level or two."""
+    its start and top are levels held long enough to stand apart (levels_apart), or the lowest segment
+    before its top stands LEVEL_Z standard errors below it: a flat env's segments may still part at a
+    chance level or two, each short."""
     own = own_scale(env)
     if own is None:
         return False
     f = fit(env, "learning")
     sd = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
-    return own[1] - own[0] > LEARNED_NOISE * sd or levels_apart(f.segments.fit(), own[0], own[1], sd)
+    if own[1] - own[0] > LEARNED_NOISE * sd or levels_apart(f.segments.fit(), own[0], own[1], sd):
+        return True
+    # or the lowest segment before its top held a level far below it (a ramp's segment: its mean is no start)
+    seg = f.segments
+    top = np.flatnonzero((seg.level >= own[1] - 1e-12 * max(abs(own[1]), 1.0)) & (seg.count > 0))
+    before = np.flatnonzero(seg.count[: top[0]] > 0) if len(top) else np.array([], dtype=np.int64)
+    if not len(before) or not sd > 0:
+        return False
+    j = int(before[np.argmin(seg.level[before])])
+    return own[1] - seg.level[j] > LEVEL_Z * sd * math.sqrt(1 / seg.count[j] + 1 / seg.count[top[0]])
 
 
 def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: float = 0.9) -> bool:

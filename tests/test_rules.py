@@ -1011,3 +1011,15 @@ def test_a_return_waving_from_its_top_all_its_life_is_volatility(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = [w for w in got if w.type == "performance_volatility"]
     assert (incident.first_step, incident.evidence["kind"]) == (2048, "oscillation")
+
+
+def test_a_fast_learner_held_in_heavy_noise_has_learned(tmp_path):
+    """Third corpus seed 28: a run's only env (CleanRL per-episode returns) learns fast, then holds its level in
+    heavy noise. Its gain is within 3 point sds, and its ramp makes a segment whose mean is no start, but that
+    segment stands far below the top by their standard errors: it learned and graduated — no stall ("never
+    learned") and no prolonged training."""
+    case = Case("learner in heavy noise", {"a": E(train=_fixture_series("cleanrl_learner_in_heavy_noise"),
+                                                    train_every=48)}, [])
+    got, run = run_case(case, tmp_path)
+    assert [w.type for w in got if w.type in ("training_stagnation", "prolonged_training")] == []
+    assert {e.env_id: e.current_state for e in run.environments}["a"] == "graduated"

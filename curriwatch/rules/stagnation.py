@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..graduation import MIN_GAIN_NOISE, STALL_SHARE
+from ..graduation import STALL_SHARE
 from ..incidents import Incident
-from ..levels import env_scale, fit, rate_best
+from ..levels import env_scale, fit, learned, rate_best
 from ..stats import median
 from . import judged_window, register
 
@@ -79,7 +79,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
         # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there
         stall_line = min(stall_line, best - (1 - STALL_SHARE))  # its whole range: best - 1 to best
-    elif env.cache.get("alone") and not gain > MIN_GAIN_NOISE * median(np.atleast_1d(f.noise.raw_sd(top))) * seg.wander:
+    elif env.cache.get("alone") and not learned(env):
         # the run's only env never learned: nothing (no sibling, no rate's bound) makes its level a top, and a
         # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged
         stall_line = np.inf
