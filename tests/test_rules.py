@@ -1023,3 +1023,16 @@ def test_a_fast_learner_held_in_heavy_noise_has_learned(tmp_path):
     got, run = run_case(case, tmp_path)
     assert [w.type for w in got if w.type in ("training_stagnation", "prolonged_training")] == []
     assert {e.env_id: e.current_state for e in run.environments}["a"] == "graduated"
+
+
+def test_a_stall_after_a_short_rise_the_segments_missed_is_dated_at_its_end(tmp_path):
+    """Default corpus seed 21: eval-only binomial-16 rates rise from ~0.06 to ~0.3 over their first 6 evals,
+    then stay flat beside a sibling that learns. The segments read it flat from activation; the best
+    rise-then-flat fit beats flat by far more than chance: the stall began where the rise ended (~300),
+    not at activation (240)."""
+    case = Case("stall after a short rise", {
+        "a": E(eval=_fixture_series("generic_stall_after_short_rise"), eval_every=10, start=240),
+        "b": E(eval="0.05+0.1x9 0.95b16x66", eval_every=10, start=240)}, [], ("training_stagnation",))
+    got, _run = run_case(case, tmp_path)
+    (incident,) = [w for w in got if w.type == "training_stagnation"]
+    assert incident.env_id == "a" and 280 <= incident.first_step <= 320, incident

@@ -22,6 +22,8 @@ TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active 
 RUN_SHARE = 0.1  # the stagnation window is at most this share of the run's span
 REFINE_ROUNDS = 3  # the break of the rise-then-flat fit is refitted over nearer windows up to this many times ...
 REFINE_CHI2 = 6.63  # ... each time it fits its window better by this many residual variances (chi2, 1 df, p 0.01)
+EARLY_RISE_CHI2 = 13.8  # a rise from activation the segments missed: its best break beats flat by this many (chi2, 2 df, p 0.001) ...
+EARLY_RISE_WANDER = 1.2  # ... in a series whose noise wanders no more than this (autocorrelation's widening of its sd)
 SLOWDOWN_SE = 2.0  # after a rise, a stall is a pace significantly (this many standard errors) below the rise's
 
 
@@ -114,7 +116,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
             f"no progress in {'training' if len(env.train) else 'eval'} performance from step {int(steps[onset])} "
             f"to {lastp}: level {env.show(mean):.4g}, no rise above {min_rise:.3g} "
             f"({s['min_delta']:.0%} of its learned range) and no significant rising trend"
-            + (" (active since this point)" if a == lo else ""),
+            + (" (active since this point)" if onset == lo else ""),
             {"window_steps": int(window), "stalled_steps": int(lastp - steps[onset]),
              "level": round(env.show(mean), 6), "min_rise": round(float(min_rise), 6),
              "range": [round(env.show(start), 6), round(env.show(top), 6)], "detected_at_step": int(steps[a] + need)
@@ -132,7 +134,10 @@ def _flat_from(f, lo: int, a: int, b: int, back: int, window: float, need: float
     the rise before it."""
     steps, y, seg = f.series.steps, f.series.values, f.segments
     fit_from = max(lo, min(back, int(np.searchsorted(steps, steps[a] - HINGE_WINDOWS * window, "left"))))
-    onset = _refined_onset(steps, y, fit_from, a + max(1, (b - a) // 4), s["min_points"]) if a > lo else a
+    if a > lo:
+        onset = _refined_onset(steps, y, fit_from, a + max(1, (b - a) // 4), s["min_points"])
+    else:  # flat from activation as its segments read it: a rise too small for them may still end where it began
+        onset = _early_rise(f, lo, a + max(1, (b - a) // 4))
     onset = max(onset, back)
     span = steps[b - 1] - steps[onset]
     if span < need or b - onset < s["min_points"]:
@@ -259,6 +264,23 @@ def _refined_onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int, min_point
             break
         k, lo = k2, a
     return k
+
+
+def _early_rise(f, lo: int, i0: int) -> int:
+    """The break of the best rise-then-flat fit over points lo..i0 when it beats a flat line by more than
+    EARLY_RISE_CHI2 residual variances (the best of every break is tried: a stricter bar than one
+    break's), else lo: a short rise from activation that the segments took for noise. Not in a series
+    whose noise wanders (a rolling mean's slow drift fits such a hinge anywhere)."""
+    steps, y = f.series.steps, f.series.values
+    if i0 + 1 - lo < 4 or f.segments.wander > EARLY_RISE_WANDER:
+        return lo
+    gain = _hinge_gains(steps, y, lo, i0)
+    k = int(np.argmax(gain))
+    if not np.isfinite(gain[k]) or gain[k] <= 0:
+        return lo
+    v = y[lo: i0 + 1]
+    sse = float(np.sum((v - v.mean()) ** 2)) - gain[k]
+    return lo + k if gain[k] > EARLY_RISE_CHI2 * sse / max(len(v) - 3, 1) else lo
 
 
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
