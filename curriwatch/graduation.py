@@ -172,8 +172,8 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
     """An env that learned nothing, beside siblings that show the run's scale: graduated once it has
     held its top `level` for plateau_window (the trainer's wait) when that lies above STALL_SHARE of
     the run's gain and the first half of its points lie about it (their median above HOLD_SHARE of
-    the gain) — a lesson it already knew. One that never learns stays far lower; one that only began high (a rolling mean
-    that still holds the previous lesson's episodes) soon leaves it."""
+    the gain) — a lesson it already knew. One that never learns stays far lower; one that only began
+    high (a rolling mean that still holds the previous lesson's episodes) soon leaves it."""
     line = lo + STALL_SHARE * gain
     best = rate_best(env, f.series.values)
     if best is not None:

@@ -162,7 +162,13 @@ def learned(env: EnvData) -> bool:
     """Whether the env's own gain (start to top) stands out of its point noise by LEARNED_NOISE sds, or
     its start and top are levels held long enough to stand apart (levels_apart), or the lowest segment
     before its top stands LEVEL_Z standard errors below it: a flat env's segments may still part at a
-    chance level or two, each short."""
+    chance level or two, each short. Cached on the env."""
+    if "learned" not in env.cache:
+        env.cache["learned"] = _learned(env)
+    return env.cache["learned"]
+
+
+def _learned(env: EnvData) -> bool:
     own = own_scale(env)
     if own is None:
         return False
