@@ -75,11 +75,23 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     starts at the evidence's `active_since` where there is one (prolonged_training). Point-to-point
     swings or a burst within a regression are the noise of the level it fell to (a rate's noise grows
     away from its bound): the regression's — first where the regression began no later than they did
-    (it stands, whatever they cover of it), then within a regression that stands."""
+    (it stands, whatever they cover of it), then within a regression that stands. A fall that began
+    within switching or oscillation and came back is its long phase (_long_phase)."""
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
-    out = [inc for inc in incidents if not _explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))]
+    out = [inc for inc in incidents if not (_explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))
+                                            or _long_phase(inc, incidents))]
     return [inc for inc in out if not (_level_noise(inc) and _explained(inc, out, ("graduated_regression",)))]
+
+
+def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:
+    """A fall that began while the env switched between levels (or oscillated) and came back: one more
+    low phase of that unstable period, longer than its others (Markov dwells run to several times
+    their median and end the chain's rhythm), not a regression of its own."""
+    return inc.type == "graduated_regression" and inc.resolved and any(
+        o.type == "performance_volatility" and o.env_id == inc.env_id
+        and o.evidence.get("kind") in ("switching", "oscillation") and o.first_step <= inc.first_step <= o.last_step
+        for o in incidents)
 
 
 def _level_noise(inc: Incident) -> bool:

@@ -397,6 +397,13 @@ SHAPES = [
          {"a": E(state="0x3 1x20", eval="0.16~0.01x15 (0.2~0.01x8 0.85~0.01x8)x6", eval_every=10),
           "b": E(eval="0.05+0.1x9 0.9~0.02x100", eval_every=10)},
          [("performance_volatility", "a", "warning", 150, 10)], ("performance_volatility",)),
+    # Markov switching after graduation whose low phase once lasts 6 x the others (third corpus seed 27's
+    # SoccerTwos): the long phase ends the chain's rhythm, but a fall that began while the env switched and
+    # came back is one more low phase of that unstable period, not a regression of its own
+    Case("a long low phase within switching is no regression",
+         {"a": E(train="0.1+0.1x8 0.9~0.01x100 (0.35~0.01x4 0.9~0.01x4)x8 0.35~0.01x25 0.9~0.01x100"),
+          "b": E(train="0.1+0.1x8 0.9~0.01x290")},
+         [("performance_volatility", "a", "warning", 1080, 20)], ("performance_volatility", "graduated_regression")),
     # a wave (it takes a few points to rise and a few to fall) is neither two flat levels nor swings from
     # point to point: its periodogram has a line
     Case("a wave after graduation is volatility, not a regression",
