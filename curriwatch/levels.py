@@ -173,8 +173,8 @@ def _learned(env: EnvData) -> bool:
     if own is None:
         return False
     f = fit(env, "learning")
-    sd = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
-    if own[1] - own[0] > LEARNED_NOISE * sd or levels_apart(f.segments.fit(), own[0], own[1], sd):
+    sd = _point_sd(f, own[1])
+    if _stands_out(f, own[0], own[1], sd):
         return True
     # or the lowest segment before its top held a level far below it (a ramp's segment: its mean is no start)
     seg = f.segments
@@ -184,6 +184,17 @@ def _learned(env: EnvData) -> bool:
         return False
     j = int(before[np.argmin(seg.level[before])])
     return own[1] - seg.level[j] > LEVEL_Z * sd * math.sqrt(1 / seg.count[j] + 1 / seg.count[top[0]])
+
+
+def _point_sd(f: Fit, level: float) -> float:
+    """The series' point noise sd at `level`, widened by its wander (autocorrelation)."""
+    return median(np.atleast_1d(f.noise.raw_sd(level))) * f.segments.wander
+
+
+def _stands_out(f: Fit, lo: float, hi: float, sd: float) -> bool:
+    """Whether levels lo and hi of the series lie apart beyond its noise: by LEARNED_NOISE point sds, or
+    as levels held long enough (levels_apart)."""
+    return hi - lo > LEARNED_NOISE * sd or levels_apart(f.segments.fit(), lo, hi, sd)
 
 
 def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: float = 0.9) -> bool:
@@ -733,14 +744,11 @@ def held_range(env: EnvData) -> float:
     """Top minus bottom of the levels the env's learning series held (each kept SUSTAINED_POINTS points in a
     row, outliers aside) when those stand apart beyond the noise (see `learned`), else 0."""
     f = fit(env, "learning")
-    level = f.segments.fit()
-    kept = level[~f.segments.outlier]
+    kept = f.segments.fit()[~f.segments.outlier]
     if not len(kept):
         return 0.0
     top, bottom = sustained_max(kept, SUSTAINED_POINTS), -sustained_max(-kept, SUSTAINED_POINTS)
-    sd = median(np.atleast_1d(f.noise.raw_sd(top))) * f.segments.wander
-    gap = top - bottom
-    return gap if gap > LEARNED_NOISE * sd or levels_apart(level, bottom, top, sd) else 0.0
+    return top - bottom if _stands_out(f, bottom, top, _point_sd(f, top)) else 0.0
 
 
 def episodes(env: EnvData) -> list[Episode]:
