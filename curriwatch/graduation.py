@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .envdata import EnvData
-from .levels import env_scale, episodes, fit, learned, levels_apart, own_scale, rate_best
+from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, own_scale, rate_best
 from .segments import robust_sd
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
@@ -198,7 +198,7 @@ def _sure_gain(f, lo: float, hi: float, noise: float) -> float:
     of a few points a level above the one held), less TOP_SE of their standard errors — never below the
     highest level a long segment held."""
     seg = f.segments
-    at_top = seg.level >= hi - 1e-12 * max(abs(hi), 1.0)
+    at_top = at_level(seg, hi)
     if not at_top.any():
         return hi - lo  # the top is the run's, not this env's
     count = float(seg.count[at_top].max())

@@ -178,12 +178,18 @@ def _learned(env: EnvData) -> bool:
         return True
     # or the lowest segment before its top held a level far below it (a ramp's segment: its mean is no start)
     seg = f.segments
-    top = np.flatnonzero((seg.level >= own[1] - 1e-12 * max(abs(own[1]), 1.0)) & (seg.count > 0))
+    top = np.flatnonzero(at_level(seg, own[1]) & (seg.count > 0))
     before = np.flatnonzero(seg.count[: top[0]] > 0) if len(top) else np.array([], dtype=np.int64)
     if not len(before) or not sd > 0:
         return False
     j = int(before[np.argmin(seg.level[before])])
     return own[1] - seg.level[j] > LEVEL_Z * sd * math.sqrt(1 / seg.count[j] + 1 / seg.count[top[0]])
+
+
+def at_level(seg: Segments, level: float) -> np.ndarray:
+    """Which segments hold `level` or above it (a top read from the segments' own levels; a relative
+    tolerance for float rounding)."""
+    return seg.level >= level - 1e-12 * max(abs(level), 1.0)
 
 
 def _point_sd(f: Fit, level: float) -> float:

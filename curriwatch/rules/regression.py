@@ -65,7 +65,7 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     with np.errstate(invalid="ignore", divide="ignore"):
         kept = (level - start) / gain
         raw = (perf.values - start) / gain
-    zone = (1 + s["regression_threshold"]) / 2
+    zone = held_zone(s)
     idx = np.arange(len(perf))
     reached = np.flatnonzero((idx >= max(gi - 1, 0)) & (kept >= zone) & ~seg.outlier)
     first = max(gi, int(reached[0])) if len(reached) else len(perf)
@@ -76,6 +76,11 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     }
     env.cache[key] = out
     return out
+
+
+def held_zone(s: dict) -> float:
+    """The share of the gain that counts as the held level's zone: halfway from the warning line to it."""
+    return (1 + s["regression_threshold"]) / 2
 
 
 def judged_split(env: EnvData, s: dict) -> str:
@@ -121,7 +126,7 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
     ratio = sig["ratio"][keep]
     low = sig["after"][keep] & (ratio < s["regression_threshold"])
     seg = sig["segments"]
-    zone = (1 + s["regression_threshold"]) / 2
+    zone = held_zone(s)
     spans = []
     for a, b in runs_of_true(low):
         if b - a + 1 < s["smoothing_window"]:
@@ -242,7 +247,7 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int) -> int:
     tsig = regression_signal(env, s, "train")
     if tsig is None:
         return onset
-    zone = (1 + s["regression_threshold"]) / 2
+    zone = held_zone(s)
     i = int(np.searchsorted(sig["steps"], onset, "left"))
     held = np.flatnonzero((sig["raw"][:i] >= zone) & ~sig["outlier"][:i] & sig["after"][:i])
     if not len(held):
@@ -254,7 +259,7 @@ def _denser_onset(env: EnvData, s: dict, sig: dict, onset: int) -> int:
     for span in _spans(env, s, tsig):
         if span["dip"] or int(t_steps[span["last"]]) < onset or int(t_steps[span["first"]]) > onset:
             continue  # no overlap with the evals' fall, or it began after they saw it
-        t_onset = int(tsig["steps"][_crossed(tsig, span["first"], span["last"], s["regression_threshold"])])
+        t_onset = int(t_steps[_crossed(tsig, span["first"], span["last"], s["regression_threshold"])])
         # the evals between the two onsets, noisy one by one, already lie below the held zone on average
         between = (sig["steps"] >= t_onset) & (sig["steps"] < onset) & ~sig["outlier"]
         fallen = bool(between.any()) and float(np.mean(sig["raw"][between])) < zone
