@@ -27,6 +27,10 @@ LINE_BINS = 4  # ... leaving out up to this many frequencies on each side of the
 LINE_SPREAD_BINS = 64  # ... one per this many frequency bins below it
 LINE_NOISE = 2.0  # ... and against this many times what the point noise alone would make of it
 PEAK_TO_PEAK = 0.3  # the wave's local peak-to-peak, as a share of the env's range ...
+BLOCK = 256  # points: a series of two blocks or more is also searched block by block (see oscillations) ...
+BLOCK_AGREE = 1.15  # ... for a line at periods this close in two blocks side by side ...
+BLOCK_PERIODS = 8  # ... of this many periods in a block at least (a slower wave drifts less in phase, and a
+                   # block resolves a smoothed series' red spectrum into lines at its low end)
 ENVELOPE_NOISE = 3.0  # ... and this many times the peak-to-peak noise alone shows over one period
 
 
@@ -48,23 +52,20 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         return []
     longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
     x = y - centred_mean(y, longest)  # a trend is not a wave
-    power = np.abs(np.fft.rfft(x)) ** 2 / m
-    k_lo, k_hi = int(np.ceil(m / longest)), int(np.floor(m / MIN_PERIOD))
-    if k_hi <= k_lo:
+    line = _line(x, longest, 1)
+    if line is None and m >= 2 * BLOCK:
+        # a wave whose phase drifts (a period that wanders, points merged or dropped along the way) smears
+        # its line over the whole series; over a block of BLOCK points it is still one, in the next block too
+        # (noise makes a line in one block now and then: never at the same period in two blocks side by side)
+        starts = range(0, m - BLOCK + 1, BLOCK // 2)
+        blocks = [_line(x[a: a + BLOCK], BLOCK // BLOCK_PERIODS, len(starts)) for a in starts]
+        pairs = [a for a, b in zip(blocks, blocks[2:])
+                 if a is not None and b is not None and max(a[0], b[0]) <= BLOCK_AGREE * min(a[0], b[0])]
+        line = max(pairs, key=lambda ln: ln[2] / ln[1], default=None)
+    if line is None:
         return []
-    k = k_lo + int(np.argmax(power[k_lo: k_hi + 1]))
-    # the continuum beside the line, leaving out its spread: a wave sampled at jittered steps (per-episode
-    # logging at irregular global steps) spreads its line over more frequencies the higher it is (the jitter
-    # moves a faster wave's phase more); a low line's near neighbours are the continuum already
-    gap = int(np.clip(round(k / LINE_SPREAD_BINS), 1, LINE_BINS))
-    side = np.concatenate([power[max(1, k - gap - NEIGHBOURS): max(1, k - gap)],
-                           power[k + gap + 1: k + gap + NEIGHBOURS + 1]])
-    # noise's periodogram ordinates are exponential about the continuum (median ln 2 of its mean): the
-    # largest of n tried exceeds q x its mean with probability ~ n exp(-q)
-    q = float(np.log((k_hi - k_lo + 1) / LINE_P))
-    if len(side) < NEIGHBOURS or not power[k] > q / np.log(2) * float(np.median(side)):
-        return []
-    period = m / k
+    period = line[0]
+    q = line[1]
     half = int(round(period)) // 2
     window = 2 * half + 1
     phasor = np.exp(-2j * np.pi * np.arange(m) / period)
@@ -74,7 +75,7 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's)
     resid = x - 2 * np.real(demod * np.conj(phasor))
     noise_sd = min(noise_sd, robust_sd(np.diff(resid)))
-    if not power[k] > LINE_NOISE * q * noise_sd ** 2:
+    if not line[2] > LINE_NOISE * q * noise_sd ** 2:
         return []
     floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))
     out = []
@@ -92,3 +93,29 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         out.append(Oscillation(start + a, start + b, float(period), float(np.median(ptp[a: b + 1]))))
     return out
 
+
+def _line(x: np.ndarray, longest: int, tries: int) -> tuple[float, float, float] | None:
+    """The periodogram line of detrended `x` between periods MIN_PERIOD and `longest` points: (its period
+    in points, the q its power had to reach x the continuum, its power), or None when no frequency
+    stands out; `tries` blocks are searched in all (each widens the chance noise has to make one)."""
+    m = len(x)
+    power = np.abs(np.fft.rfft(x)) ** 2 / m
+    k_lo, k_hi = int(np.ceil(m / longest)), int(np.floor(m / MIN_PERIOD))
+    if k_hi <= k_lo:
+        return None
+    k = k_lo + int(np.argmax(power[k_lo: k_hi + 1]))
+    # the continuum beside the line, leaving out its spread: a wave sampled at jittered steps (per-episode
+    # logging at irregular global steps) spreads its line over more frequencies the higher it is (the jitter
+    # moves a faster wave's phase more); a low line's near neighbours are the continuum already
+    gap = int(np.clip(round(k / LINE_SPREAD_BINS), 1, LINE_BINS))
+    side = np.concatenate([power[max(1, k - gap - NEIGHBOURS): max(1, k - gap)],
+                           power[k + gap + 1: k + gap + NEIGHBOURS + 1]])
+    # noise's periodogram ordinates are exponential about the continuum (median ln 2 of its mean): the
+    # largest of n tried exceeds q x its mean with probability ~ n exp(-q)
+    q = float(np.log(tries * (k_hi - k_lo + 1) / LINE_P))
+    # a short block resolves a smoothed series' spectrum to its nulls (a rolling mean's sinc): a median of
+    # neighbours there falls into them, their mean does not
+    continuum = float(np.median(side)) / np.log(2) if tries == 1 else float(np.mean(side))
+    if len(side) < NEIGHBOURS or not power[k] > q * continuum:
+        return None
+    return m / k, q, float(power[k])

@@ -997,6 +997,22 @@ def test_a_wave_from_activation_is_dated_from_it(tmp_path):
     assert incident.evidence["peak_to_peak"] > 0 and "peak-to-peak -" not in incident.message
 
 
+def test_a_wave_whose_phase_drifts_is_found_block_by_block(tmp_path):
+    """Third corpus seeds 26, 28: CleanRL's per-episode returns wave with a period of ~8.8 episodes all their
+    life, but episodes that end at the same global step are combined, so about one point in 12 drops out and
+    the wave's phase drifts: over 3,000 points its line is smeared over many frequencies, over 256 points it
+    is sharp. A wave all its life, not an env that never learned."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    i = np.arange(3300)
+    kept = i[rng.random(len(i)) >= 0.08]  # the combined episodes
+    y = 20 + 120 * np.cos(2 * np.pi * kept / 8.8) + rng.normal(0, 1.5, len(kept))
+    case = Case("drifting wave", {"a": E(train=" ".join(f"{v:.2f}" for v in y), train_every=48)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.first_step, w.evidence["kind"]) for w in got] == [("performance_volatility", 0, "oscillation")]
+
+
 def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
     """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
     graduating: the switching began about its first change (its rise's last points already on their
