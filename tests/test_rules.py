@@ -64,6 +64,12 @@ CASES = [
                                            "b": E(train="0.1+0.02x45 0.95~0.02x159"),
                                            "c": E(train="0.1+0.03x30 0.95~0.02x174")},
          [("training_stagnation", "a", "warning", 100, 140)], ("training_stagnation",)),
+    # flat from its activation (a staircase whose first stair comes after the run's end, beside a learner):
+    # 2.5 windows (of 20 points here) is not yet a stall, 3.5 is
+    Case("flat from activation for 2.5 windows", {"a": E(train="0.1~0.02x50"), "b": E(train="0.1+0.05x16 0.9~0.02x34")},
+         [], ("training_stagnation",)),
+    Case("flat from activation for 3.5 windows", {"a": E(train="0.1~0.02x70"), "b": E(train="0.1+0.05x16 0.9~0.02x54")},
+         [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
     # a staircase that waits at its first stair 3.5 windows (30 steps here: 10 % of the span) is a pause
     # between steps; waiting 4.3 windows before progress came is a stall
     Case("a pause of 3.5 windows before the next stair", {"a": E(train="0.001~0.001x106 0.0+0.1x9 0.9~0.03x185", train_every=1),

@@ -10,7 +10,7 @@ from ..levels import env_scale, fit, learned, rate_best
 from ..stats import median
 from . import judged_window, register
 
-WARMUP_WINDOWS = 2  # an env flat from its activation is judged once it stayed flat this many windows
+WARMUP_WINDOWS = 3  # an env flat from its activation is judged once it stayed flat this many windows
 RESUMED_WINDOWS = 4  # a stall that progress ends must last this many windows (a slow learner's staircase
                      # pauses for a window or three between significant steps)
 HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
