@@ -134,7 +134,8 @@ def test_action_installs_itself_writes_the_summary_and_the_gate_decides(tmp_path
 
 def test_readme_snippet_passes_a_run_below_the_gate(tmp_path, readme_env):
     logdir = tmp_path / "logs"
-    write_tb(logdir / "run", {"train/a/reward": [(s, 0.5) for s in range(0, 600, 10)]})
+    # flat from its first point for 4.5 stagnation windows (20 points each): judged after 3
+    write_tb(logdir / "run", {"train/a/reward": [(s, 0.5) for s in range(0, 900, 10)]})
     proc, summary, report = run_like_github([split_install(readme_step()["run"])[1]], tmp_path, readme_env, logdir)
     assert proc.returncode == 0, proc.stderr
     # a flat reward is a stagnation warning: reported in the summary, below the critical gate
