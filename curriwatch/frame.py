@@ -126,7 +126,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
         count, segment, additive,
     )
-    points = _with_state_words(raw, profile, points, run_label, code, names, run_name)
+    points = _with_state_words(raw, profile, points, run_label, code, names, run_name, cols, issues)
     if profile and profile.level_metric:
         points = _with_level_states(points, profile.level_metric, code, names)
     nonfinite = int((~np.isfinite(points.value)).sum())
@@ -137,18 +137,19 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
     return points, issues, stats
 
 
+def _axis_of(raw: RawRun, profile, tag: str) -> tuple[str, ...] | None:
+    """The step keys a W&B tag's rows carry its step in: its define_metric step axis, else the profile's."""
+    for glob, key in raw.meta.get("step_metrics", ()):
+        if tag != key and fnmatch.fnmatchcase(tag, glob):
+            return (key,)
+    return tuple(profile.step_keys) if profile and profile.step_keys else None
+
+
 def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
     """Steps of W&B points: from define_metric step axes, else the profile's step keys (same row)."""
     tag_code, rows = cols["tag_code"], cols["row"]
     step = cols["step"]
-    axis_of_tag: dict[int, tuple[str, ...]] = {}
-    for glob, key in raw.meta.get("step_metrics", ()):
-        for i, tag in enumerate(raw.tags):
-            if i not in axis_of_tag and tag != key and fnmatch.fnmatchcase(tag, glob):
-                axis_of_tag[i] = (key,)
-    if profile and profile.step_keys:
-        for i in range(len(raw.tags)):
-            axis_of_tag.setdefault(i, profile.step_keys)
+    axis_of_tag = {i: keys for i, tag in enumerate(raw.tags) if (keys := _axis_of(raw, profile, tag))}
     if not axis_of_tag:
         return step, keep
     step = step.copy()
@@ -429,17 +430,34 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
     )
 
 
-def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name) -> RunPoints:
-    """State series logged as words (locked/active/graduated) become 0/1/2 points."""
+def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name, cols, issues
+                      ) -> RunPoints:
+    """State series logged as words (locked/active/graduated) become 0/1/2 points, at the step their row
+    carries in its step axis (define_metric's, else the profile's step keys) as numbers in the row are."""
     if not raw.text_points or profile is None:
         return points
-    extra = []
+    axes: dict[tuple[str, ...], tuple] = {}
+    extra, missing = [], 0
     for tag, step, row, text in raw.text_points:
         hit = profile.classify(tag, run_label)
         if hit and hit[1] == "state" and text.strip().lower() in STATE_WORDS:
+            keys = _axis_of(raw, profile, tag)
+            if keys and "row" in cols:
+                if keys not in axes:
+                    axes[keys] = _steps_from_keys(raw, cols, keys, bool(profile.step_fill) and keys == profile.step_keys)
+                row_step, row_has = axes[keys][0], axes[keys][1]
+                if row_step is not None:
+                    if row >= len(row_has) or not row_has[row]:
+                        missing += 1
+                        continue
+                    step = int(row_step[row])
             env = hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name, profile)
             extra.append((code("env", env), code("split", "state"), code("metric", hit[2]), step,
                           STATE_WORDS[text.strip().lower()], row))
+    if missing:
+        issues.append(DataIssue(
+            "missing_step_key", run_name,
+            f"{missing} state word(s) were logged in rows without a step of their step axis and are not in the frame"))
     if not extra:
         return points
     n = len(extra)

@@ -122,6 +122,32 @@ def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
     assert series_of(ingest.frame, "maze_7", "state", "state") == [(s, 1.0 if s < 60 else 2.0) for s in range(0, 90, 10)]
 
 
+def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp_path):
+    """Logged without step= (W&B counts rows in _step), the row's learner_step is the step: of the state
+    words in it (locked/active/graduated) as of its numbers. A row whose state word has no learner_step
+    beside it is reported, not placed at the row counter."""
+    words = ["locked", "active", "active", "graduated", "graduated"]
+    rows = [{"learner_step": 1000 * (i + 1), "env/go/win_rate": 0.2 * i, "env/go/phase": w} for i, w in enumerate(words)]
+    rows.append({"env/go/phase": "active"})  # no learner_step in this row
+    write_wandb(tmp_path, rows, run_id="elo")
+    config = tmp_path / "curriwatch.yaml"
+    config.write_text(
+        "profiles:\n"
+        "  games:\n"
+        "    patterns:\n"
+        "      - regex: '^env/(?P<env>[a-z]+)/(?P<metric>win_rate)$'\n"
+        "        split: train\n"
+        "      - {regex: '^env/(?P<env>[a-z]+)/phase$', split: state, metric: state}\n"
+        "    performance_metric: win_rate\n"
+        "    step_key: learner_step\n"
+    )
+    ingest = curriwatch.load(tmp_path, config=config)
+    assert series_of(ingest.frame, "go", "train", "win_rate") == [(1000 * (i + 1), pytest.approx(0.2 * i)) for i in range(5)]
+    assert series_of(ingest.frame, "go", "state", "state") == [(1000 * (i + 1), {"locked": 0.0, "active": 1.0, "graduated": 2.0}[w])
+                                                               for i, w in enumerate(words)]
+    assert any(i.kind == "missing_step_key" and "state word" in i.detail for i in ingest.runs[0].issues)
+
+
 @pytest.mark.parametrize("body, message", [
     ("profiles:\n  p:\n    patterns: ['^(?P<split>train)/(?P<metric>.+)$']\n    performance_metric: r\n",
      r"profiles.p.patterns\[0\].regex: needs a named group \(\?P<env>"),
