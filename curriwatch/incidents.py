@@ -77,11 +77,23 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     away from its bound): the regression's — first where the regression began no later than they did
     (it stands, whatever they cover of it), then within a regression that stands. A fall that began
     within switching or oscillation and came back is its long phase (_long_phase)."""
+    incidents = [inc for inc in incidents if not _erratic_spell(inc, incidents)]
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
     out = [inc for inc in incidents if not (_explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))
                                             or _long_phase(inc, incidents))]
     return [inc for inc in out if not (_level_noise(inc) and _explained(inc, out, ("graduated_regression",)))]
+
+
+def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:
+    """A fall that came back to the held level, over most of which the env swung point to point (a burst
+    or swings): an erratic spell whose low points pulled its mean under the line — near a bound, noise
+    can only swing down — not a regression of its own level."""
+    span = max(inc.last_step - inc.first_step, 1)
+    return inc.type == "graduated_regression" and inc.resolved and any(
+        _level_noise(o) and o.env_id == inc.env_id
+        and min(o.last_step, inc.last_step) - max(o.first_step, inc.first_step) >= EXPLAINED_SHARE * span
+        for o in incidents)
 
 
 def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:

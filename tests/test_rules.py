@@ -1019,6 +1019,19 @@ def test_a_wave_whose_phase_drifts_is_found_block_by_block(tmp_path):
     assert [(w.type, w.first_step, w.evidence["kind"]) for w in got] == [("performance_volatility", 0, "oscillation")]
 
 
+def test_a_burst_at_a_rates_bound_that_pulls_its_mean_under_the_line_is_volatility(tmp_path):
+    """Fourth corpus seed 6: a pass@8 rate held near 0.87 turns erratic for ~100 steps, its points scattered
+    one-sided below the held level (at the bound noise can only swing down), then calm at the held level
+    again. The low points pull its mean under the regression line, but the fall came back and the env swung
+    point to point over it: one burst, not a critical regression."""
+    case = Case("burst near the bound", {"a": E(train=_fixture_series("fourth_pass_at_8_burst_near_bound"),
+                                                train_every=2, start=61),
+                                         "b": E(train="0.1+0.05x16 0.87~0.02x984", train_every=2)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.evidence.get("kind")) for w in got] == [("performance_volatility", "burst")]
+    assert abs(got[0].first_step - 1420) <= 10
+
+
 def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
     """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
     graduating: the switching began about its first change (its rise's last points already on their
