@@ -1032,6 +1032,19 @@ def test_a_burst_at_a_rates_bound_that_pulls_its_mean_under_the_line_is_volatili
     assert abs(got[0].first_step - 1420) <= 10
 
 
+def test_a_burst_in_a_hundred_sparse_evals_is_found(tmp_path):
+    """Fourth corpus seed 5: DCD's eval-only solved rate, 100 evals, ~69 after graduation; ~28 of them
+    scatter below the held level, then it is calm there again. Its rank statistic reaches 4.5 (white noise
+    of any shape stays under that in so short a series; the 5.5 that long series need left it a critical
+    regression)."""
+    case = Case("burst in sparse evals", {
+        "a": E(eval=_fixture_series("fourth_dcd_burst_in_sparse_evals"), eval_every=51200, start=2048),
+        "b": E(eval="0.1+0.1x8 0.9~0.02x92", eval_every=51200, start=2048)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.evidence.get("kind")) for w in got] == [("performance_volatility", "burst")]
+    assert abs(got[0].first_step - 2_613_248) <= 4 * 51200
+
+
 def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
     """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
     graduating: the switching began about its first change (its rise's last points already on their

@@ -35,7 +35,9 @@ LIFELONG_PHASES = 6  # switching or oscillation found within this many phases of
 BAND_SLACK = 0.5  # ... when the points before it lie at one of its levels (10th-90th percentile within this x the gap)
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
-BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points)
+BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points) ...
+BURST_Z_SHORT = 4.5  # ... or this in a series of up to SHORT_SERIES points after graduation (sparse evals: white
+SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 SUSTAINED = ("switching", "oscillation")
@@ -247,8 +249,9 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     steps = f.series.steps
     g = int(np.searchsorted(steps, env.graduation_step, "left"))
     k = s["min_points"]
-    b = burst(f.noise.z[g:], k, k, BURST_Z)
-    if b is None or not (b.z >= BURST_Z and b.ratio >= BURST_RATIO):
+    z_min = BURST_Z_SHORT if len(steps) - g <= SHORT_SERIES else BURST_Z
+    b = burst(f.noise.z[g:], k, k, z_min)
+    if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO):
         return []
     a, e = g + b.first, g + b.last
     y = f.series.values
