@@ -1045,6 +1045,28 @@ def test_a_burst_in_a_hundred_sparse_evals_is_found(tmp_path):
     assert abs(got[0].first_step - 2_613_248) <= 4 * 51200
 
 
+def test_switching_that_began_at_the_better_level_is_dated_from_activation_however_long_its_first_phases(tmp_path):
+    """Fourth corpus seed 6: a perplexity (lower is better) switching between ~12 and ~33 from its unlock
+    at 515 — a Markov chain whose first two dwells (125 and 150 steps) are 4-5 x its typical phase. Its
+    points before the chain's rhythm sets in lie at the two levels only and begin at the better one: it
+    never learned into them, and switched from its activation, not from its third phase (795)."""
+    case = Case("switching from activation", {
+        "a": E(eval=_fixture_series("fourth_ppl_switching_from_activation"), eval_every=5, start=515),
+        "b": E(eval="40-1.75x20 5~0.3x480", eval_every=5)}, [], config={"direction": "lower"})
+    got, _run = run_case(case, tmp_path)
+    assert [(w.env_id, w.type, w.first_step, w.evidence["kind"]) for w in got] == [
+        ("a", "performance_volatility", 515, "switching")]
+
+
+def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
+    """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
+    enough to read as a fall that came back. One event: switching dated from that fall, no regression."""
+    case = Case("first low phase", {"a": E(train="0.85~0.03x12 0.3~0.03x15 (0.85~0.03x3 0.3~0.03x3 0.85~0.03x4 "
+                                                  "0.3~0.03x2)x20", start=1000)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.first_step, w.evidence.get("kind")) for w in got] == [("performance_volatility", 1120, "switching")]
+
+
 def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
     """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
     graduating: the switching began about its first change (its rise's last points already on their

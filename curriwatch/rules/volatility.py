@@ -33,6 +33,8 @@ CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) wou
 ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating one apart are one event
 LIFELONG_PHASES = 6  # switching or oscillation found within this many phases of activation began there ...
 BAND_SLACK = 0.5  # ... when the points before it lie at one of its levels (10th-90th percentile within this x the gap)
+FIRST_POINTS = 3  # ... or, further from it, when the points before begin at the better level (these many's median)
+NEAR_SHARE = 0.9  # ... and this share of them lie at one of its two levels
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
 BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points) ...
@@ -65,9 +67,11 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     events = [_switching_event(ep, active_from) for ep in eps]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width) + _waves(env, split, width) + _bursts(env, split, s, width)
-    events += _dips(env, s)
+    events += _dips(env, s) + _falls_back(env, s)
     out = []
     for ev in _merged(events):
+        if ev["kind"] == "fall":
+            continue  # a fall that came back, adjoining no switching or oscillation: the regression rule's
         ev = _from_activation(env, ev, active_from)
         ongoing = ev["last_step"] >= ev["series_last_step"]
         if not ongoing and env.graduation_step is not None and ev["first_step"] < env.graduation_step:
@@ -124,6 +128,17 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
                 level[sp["back"]])
            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
     return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s)
+
+
+def _falls_back(env: EnvData, s: dict) -> list[dict]:
+    """A graduated env's falls below the regression line that came back (longer than dips): where one
+    adjoins switching or oscillation (see _groups) it is their first low phase, and dates them."""
+    sig = regression_signal(env, s["regression"])
+    if sig is None:
+        return []
+    return [dict(_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, sig["level"][sp["lowest"]],
+                      sig["ratio"][sp["lowest"]], sig["level"][sp["back"]]), kind="fall", weight=-1)
+            for sp in regression_spans(env, s["regression"]) if sp["resolved"] and not sp["dip"]]
 
 
 def _dip(sig: dict, first: int, last: int, points: int, low: float, share: float, back: float) -> dict:
@@ -459,11 +474,16 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
     between them back and forth: the env has done so since its activation (a wave's envelope, a first
     phase, reach their height a little late). A learning rise through its levels is no part of it."""
     if ev["kind"] not in SUSTAINED or active_from is None or ev["first_step"] <= active_from \
-            or ev["first_step"] - active_from > LIFELONG_PHASES * _phase(ev) \
             or (env.graduation_step is not None and env.graduation_step < ev["first_step"]):
         return ev
     series = getattr(env, ev["split"])
     before = series.values[(series.steps >= active_from) & (series.steps < ev["first_step"])]
+    if _at_two_levels_from_the_better(before, ev):
+        # phases before it, however long (Markov dwells run long), are its own when the env began at the
+        # better level and held nothing but the two: it never learned into them
+        return dict(ev, first_step=int(active_from))
+    if ev["first_step"] - active_from > LIFELONG_PHASES * _phase(ev):
+        return ev
     if len(before):
         band = ev["high"] - ev["low"]
         q10, q90 = np.quantile(before, 0.1), np.quantile(before, 0.9)
@@ -474,6 +494,18 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
     return dict(ev, first_step=int(active_from))
 
 
+def _at_two_levels_from_the_better(before: np.ndarray, ev: dict) -> bool:
+    """Whether points (before a switching episode) lie at its two levels only — each within BAND_SLACK / 2
+    of the gap of one — and begin at the better one (their first FIRST_POINTS' median)."""
+    if len(before) < FIRST_POINTS:
+        return False
+    hi, lo = ev["high"], ev["low"]
+    band = hi - lo
+    near = np.minimum(np.abs(before - hi), np.abs(before - lo)) <= BAND_SLACK / 2 * band
+    first = median(before[:FIRST_POINTS])  # series values are higher-is-better (see EnvData.show)
+    return bool(np.mean(near) >= NEAR_SHARE and abs(first - hi) <= BAND_SLACK / 2 * band)
+
+
 def _groups(events: list[dict]) -> list[list[dict]]:
     """The merged events, each followed by the events it took in."""
     out: list[list[dict]] = []
@@ -481,7 +513,10 @@ def _groups(events: list[dict]) -> list[list[dict]]:
         # a sustained event (switching, oscillation) takes in another that ends or starts within
         # ADJOINING_PHASES of its phases of it: a dip just before switching sets in is its first low phase
         near = ADJOINING_PHASES * max(_phase(ev), _phase(out[-1][0])) if out else 0.0
-        if out and ev["first_step"] <= out[-1][0]["last_step"] + near:
+        # a fall that came back joins switching or oscillation only (as their first low phase)
+        joins = not out or "fall" not in (ev["kind"], out[-1][0]["kind"]) \
+            or {ev["kind"], out[-1][0]["kind"]} & set(SUSTAINED)
+        if out and joins and ev["first_step"] <= out[-1][0]["last_step"] + near:
             prev = out[-1][0]
             keep = dict(ev if ev["weight"] > prev["weight"] else prev)
             # a wave in sparse evals is dated to within half its period: denser training's start within that
