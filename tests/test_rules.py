@@ -1067,6 +1067,21 @@ def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_pa
     assert [(w.type, w.first_step, w.evidence.get("kind")) for w in got] == [("performance_volatility", 1120, "switching")]
 
 
+def test_an_env_at_the_top_from_its_start_keeps_the_runs_gain(tmp_path):
+    """Fourth corpus seed 2: an Elo rating at its siblings' top (~1780, from ~1070) from its first point, in
+    AR(1) noise of a few points. It learned nothing, so its own 'start' (its lowest level before
+    graduating, 1780) measures no gain: a wobble from 1786 to 1781 kept "9 % of the gain", a critical
+    regression. Its gain is the run's, from where its siblings began: it kept 99 %."""
+    case = Case("top from start", {
+        # (the evals, every 10 steps from 90, are written from the train series' start: 86, 96, ...)
+        "a": E(train=_fixture_series("fourth_elo_at_the_top_from_its_start"), train_every=1, start=86,
+               eval=_fixture_series("fourth_elo_at_the_top_from_its_start_eval"), eval_every=10),
+        "b": E(train="1070+70x10 1780~5x290", train_every=1, eval="1070+140x5 1780~5x25", eval_every=10),
+        "c": E(train="1075+60x12 1782~5x288", train_every=1, eval="1075+140x5 1782~5x25", eval_every=10)}, [])
+    got, run = run_case(case, tmp_path)
+    assert got == [] and {e.env_id: e.current_state for e in run.environments}["a"] == "graduated"
+
+
 def test_switching_after_a_learning_rise_is_dated_from_its_first_change(tmp_path):
     """An env that learns (0.05 -> 0.85 over 20 points) and then switches between 0.85 and 0.2 without
     graduating: the switching began about its first change (its rise's last points already on their

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import fit, start_level, sustained_max
+from ..levels import env_scale, fit, learned, start_level, sustained_max
 from ..stats import median
 from . import register
 
@@ -55,6 +55,8 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
         learn = fit(env, "learning")
         li = int(np.searchsorted(learn.series.steps, g, "left"))
         start = start_level(learn, li) if li >= 2 else None
+    if not learned(env) and (scale := env_scale(env)) is not None and (start is None or scale[0] < start):
+        start = scale[0]  # at its top from its first point: its gain is the run's, from where its siblings began
     noise = median(np.atleast_1d(f.noise.raw_sd(held)))
     if start is None or not held - start > MIN_GAIN_NOISE * noise:
         if not held > 0 or env.sign != 1:
