@@ -428,6 +428,13 @@ SHAPES = [
     Case("long noisy plateaus are no wave",
          {"a": E(train="0.1+0.05x16 0.85~0.1x3000"), "b": E(train="0.1+0.04x20 0.9b8x3000")},
          [], ("performance_volatility",)),
+    # fourth corpus seed 6 (ROLL's LargerSokoban): 6 points that lost half the gain and more, then back, in a
+    # dense binomial-32 series — too short a dip for binary segmentation to cut out of 300 points, its last
+    # three shallower than half the gain: the deep points' run takes in the points below the line after it
+    Case("a six-point dip whose tail is shallower",
+         {"a": E(train="0.1+0.05x18 0.95b32x100 0.38 0.44 0.47 0.59 0.56 0.53 0.95b32x200"),
+          "b": E(train="0.1+0.05x18 0.95b32x306")},
+         [("performance_volatility", "a", "warning", 1180, 0)], ("performance_volatility", "graduated_regression")),
     # two evals in a row that lost more than half the gain, far beyond the binomial noise, then back: a burst
     # too short for a regression's 3 points; one such eval is an outlier
     Case("two deep bad evals in a row after graduation are a dip",

@@ -168,7 +168,9 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     value = sig["start"] + raw * sig["gain"]
     noise = fit(env, sig["series"]).noise
     sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
-    deep = sig["after"] & (raw < DEEP_SHARE) & (sig["baseline"] - value > DEEP_NOISE * sd)
+    far = sig["after"] & (sig["baseline"] - value > DEEP_NOISE * sd)
+    deep = far & (raw < DEEP_SHARE)
+    low = sig["after"] & (raw < r["regression_threshold"])  # a dip's shallower points on its way back belong to it
     falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
     out = []
     runs = runs_of_true(deep)
@@ -178,6 +180,9 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     lone = np.cumsum(lone)
     held = np.concatenate([[0], np.cumsum(sig["after"])])
     for a, b in runs:
+        if b - a + 1 >= DEEP_POINTS:
+            while b + 1 < len(raw) and low[b + 1]:
+                b += 1
         if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
                 or not raw[b + 1] >= r["regression_threshold"] or any(f0 <= b and a <= f1 for f0, f1 in falls):
             continue
