@@ -57,11 +57,7 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         # a wave whose phase drifts (a period that wanders, points merged or dropped along the way) smears
         # its line over the whole series; over a block of BLOCK points it is still one, in the next block too
         # (noise makes a line in one block now and then: never at the same period in two blocks side by side)
-        starts = range(0, m - BLOCK + 1, BLOCK // 2)
-        blocks = [_line(x[a: a + BLOCK], BLOCK // BLOCK_PERIODS, len(starts)) for a in starts]
-        pairs = [a for a, b in zip(blocks, blocks[2:])
-                 if a is not None and b is not None and max(a[0], b[0]) <= BLOCK_AGREE * min(a[0], b[0])]
-        line = max(pairs, key=lambda ln: ln[2] / ln[1], default=None)
+        line = _block_line(x)
     if line is None:
         return []
     period = line[0]
@@ -119,3 +115,31 @@ def _line(x: np.ndarray, longest: int, tries: int) -> tuple[float, float, float]
     if len(side) < NEIGHBOURS or not power[k] > q * continuum:
         return None
     return m / k, q, float(power[k])
+
+
+def _block_line(x: np.ndarray) -> tuple[float, float, float] | None:
+    """The line of detrended `x` found block by block (BLOCK points, half overlapping; periods MIN_PERIOD to
+    BLOCK / BLOCK_PERIODS): in two blocks side by side (a block apart) at periods within BLOCK_AGREE, each
+    over q (the chance widened by the blocks' number) x the mean power of the NEIGHBOURS frequencies on
+    either side of it — a short block resolves a smoothed series' spectrum down to its nulls (a rolling
+    mean's sinc), where a median of neighbours falls into them. The strongest such line, as `_line` gives
+    it, or None."""
+    blocks = np.lib.stride_tricks.sliding_window_view(x, BLOCK)[:: BLOCK // 2]
+    power = np.abs(np.fft.rfft(blocks, axis=1)) ** 2 / BLOCK
+    k_lo, k_hi = BLOCK_PERIODS, BLOCK // MIN_PERIOD
+    k = k_lo + np.argmax(power[:, k_lo: k_hi + 1], axis=1)
+    gap = np.clip(np.round(k / LINE_SPREAD_BINS), 1, LINE_BINS).astype(np.int64)
+    rows = np.arange(len(blocks))[:, None]
+    offsets = np.arange(1, NEIGHBOURS + 1)
+    below = np.maximum(k[:, None] - gap[:, None] - offsets, 1)  # at low k these repeat bin 1: conservative enough
+    above = np.minimum(k[:, None] + gap[:, None] + offsets, power.shape[1] - 1)
+    continuum = (power[rows, below].sum(axis=1) + power[rows, above].sum(axis=1)) / (2 * NEIGHBOURS)
+    q = float(np.log(len(blocks) * (k_hi - k_lo + 1) / LINE_P))
+    peak = power[np.arange(len(blocks)), k]
+    found = peak > q * continuum
+    period = BLOCK / k
+    pair = found[:-2] & found[2:] & (np.maximum(period[:-2], period[2:]) <= BLOCK_AGREE * np.minimum(period[:-2], period[2:]))
+    if not pair.any():
+        return None
+    i = int(np.flatnonzero(pair)[np.argmax(peak[:-2][pair])])
+    return float(period[i]), q, float(peak[i])
