@@ -52,7 +52,7 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         return []
     longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
     x = y - centred_mean(y, longest)  # a trend is not a wave
-    line = _line(x, longest, 1)
+    line = _line(x, longest)
     if line is None and m >= 2 * BLOCK:
         # a wave whose phase drifts (a period that wanders, points merged or dropped along the way) smears
         # its line over the whole series; over a block of BLOCK points it is still one, in the next block too
@@ -90,10 +90,10 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     return out
 
 
-def _line(x: np.ndarray, longest: int, tries: int) -> tuple[float, float, float] | None:
+def _line(x: np.ndarray, longest: int) -> tuple[float, float, float] | None:
     """The periodogram line of detrended `x` between periods MIN_PERIOD and `longest` points: (its period
     in points, the q its power had to reach x the continuum, its power), or None when no frequency
-    stands out; `tries` blocks are searched in all (each widens the chance noise has to make one)."""
+    stands out."""
     m = len(x)
     power = np.abs(np.fft.rfft(x)) ** 2 / m
     k_lo, k_hi = int(np.ceil(m / longest)), int(np.floor(m / MIN_PERIOD))
@@ -108,11 +108,8 @@ def _line(x: np.ndarray, longest: int, tries: int) -> tuple[float, float, float]
                            power[k + gap + 1: k + gap + NEIGHBOURS + 1]])
     # noise's periodogram ordinates are exponential about the continuum (median ln 2 of its mean): the
     # largest of n tried exceeds q x its mean with probability ~ n exp(-q)
-    q = float(np.log(tries * (k_hi - k_lo + 1) / LINE_P))
-    # a short block resolves a smoothed series' spectrum to its nulls (a rolling mean's sinc): a median of
-    # neighbours there falls into them, their mean does not
-    continuum = float(np.median(side)) / np.log(2) if tries == 1 else float(np.mean(side))
-    if len(side) < NEIGHBOURS or not power[k] > q * continuum:
+    q = float(np.log((k_hi - k_lo + 1) / LINE_P))
+    if len(side) < NEIGHBOURS or not power[k] > q / np.log(2) * float(np.median(side)):
         return None
     return m / k, q, float(power[k])
 
