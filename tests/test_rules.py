@@ -1065,6 +1065,19 @@ def test_switching_that_began_at_the_better_level_is_dated_from_activation_howev
         ("a", "performance_volatility", 515, "switching")]
 
 
+def test_switching_from_the_better_level_in_heavy_binomial_noise_is_dated_from_activation(tmp_path):
+    """Third corpus seed 33 (tinker's countdown, beta-binomial noise): a rate switching between ~0.75 and
+    ~0.25 from its first point, its first two phases 3-6 x the typical one. Its points scatter about each
+    level by a fifth of the gap: judged by their running medians (5 points), outside the middle half of
+    the gap, not point by point."""
+    case = Case("switching in heavy noise", {
+        "a": E(train="0.75b16x40 0.25b16x70 (0.75b16x10 0.25b16x14 0.75b16x12 0.25b16x9)x12", start=1000),
+        "b": E(train="0.1+0.05x16 0.9~0.02x570")}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.env_id, w.type, w.first_step, w.evidence["kind"]) for w in got] == [
+        ("a", "performance_volatility", 1000, "switching")]
+
+
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
     """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
     enough to read as a fall that came back. One event: switching dated from that fall, no regression."""

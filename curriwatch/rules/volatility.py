@@ -34,7 +34,8 @@ ADJOINING_PHASES = 2  # events this many phases of a switching or oscillating on
 LIFELONG_PHASES = 6  # switching or oscillation found within this many phases of activation began there ...
 BAND_SLACK = 0.5  # ... when the points before it lie at one of its levels (10th-90th percentile within this x the gap)
 FIRST_POINTS = 3  # ... or, further from it, when the points before begin at the better level (these many's median)
-NEAR_SHARE = 0.9  # ... and this share of them lie at one of its two levels
+NEAR_SHARE = 0.9  # ... and this share of them lie at one of its two levels (their running medians of
+SMOOTH_POINTS = 5  # this many points)
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
 BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points) ...
@@ -500,15 +501,19 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
 
 
 def _at_two_levels_from_the_better(before: np.ndarray, ev: dict) -> bool:
-    """Whether points (before a switching episode) lie at its two levels only — each within BAND_SLACK / 2
-    of the gap of one — and begin at the better one (their first FIRST_POINTS' median)."""
+    """Whether points (before a switching episode) lie at its two levels only — NEAR_SHARE of their running
+    medians outside the middle half of the gap between them — and begin at the better one (their first
+    FIRST_POINTS' median within a quarter of the gap of it, or beyond it)."""
     if len(before) < FIRST_POINTS:
         return False
     hi, lo = ev["high"], ev["low"]
     band = hi - lo
-    near = np.minimum(np.abs(before - hi), np.abs(before - lo)) <= BAND_SLACK / 2 * band
     first = median(before[:FIRST_POINTS])  # series values are higher-is-better (see EnvData.show)
-    return bool(np.mean(near) >= NEAR_SHARE and abs(first - hi) <= BAND_SLACK / 2 * band)
+    if len(before) >= SMOOTH_POINTS:  # running medians: the noise about each level would blur it, a rise would not
+        before = np.median(np.lib.stride_tricks.sliding_window_view(before, SMOOTH_POINTS), axis=1)
+    slack = BAND_SLACK / 2 * band  # at a level: not in the middle half between them (beyond either is at it)
+    near = (before >= hi - slack) | (before <= lo + slack)
+    return bool(np.mean(near) >= NEAR_SHARE and first >= hi - slack)
 
 
 def _groups(events: list[dict]) -> list[list[dict]]:
