@@ -23,6 +23,8 @@ LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-
 LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
+NO_RANGE_MIDDLE = 0.1  # switching without a learned range: at most this share of points in the middle third between
+                       # its two levels (two levels far apart leave it nearly empty)
 SHARED_START_SPREAD = 0.2  # ... or when they all start from one level, within this x the run's learned range
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
@@ -342,11 +344,22 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     (no single cut of the whole stretch explains much), nor phases hidden by a noise estimate that the
     switching itself inflated."""
     f = fit(env, split)
-    if not scale > 0 or len(f.series) < SWITCH_CHANGES + 1:
+    if len(f.series) < SWITCH_CHANGES + 1:
         return []
+    two = _two_level(f)
+    if not scale > 0:
+        # no learned range (a series that switched all its life reads as noise about one level): where its
+        # points fall into two clusters far apart, not at random, the gap between them is its range
+        if two is None or not (ok := two.count > 0).sum() >= 2:
+            return []
+        lo, hi = float(np.min(two.level[ok])), float(np.max(two.level[ok]))
+        scale = hi - lo
+        v = f.series.values
+        if np.mean((v > lo + scale / 3) & (v < hi - scale / 3)) > NO_RANGE_MIDDLE:
+            return []  # one wide cluster cut in two (noise that wanders, a rolling mean), not two levels
+        return joined(sorted(_episodes_of(split, two, f.series, scale, judged_spans(env)), key=lambda e: e.first_step))
     spans = judged_spans(env)
     episodes = _episodes_of(split, f.segments, f.series, scale, spans)
-    two = _two_level(f)
     if two is not None:
         episodes = _either_reading(episodes, _episodes_of(split, two, f.series, scale, spans))
     return joined(sorted(episodes, key=lambda e: e.first_step))

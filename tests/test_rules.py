@@ -711,8 +711,6 @@ def test_switching_at_every_point_is_one_episode(tmp_path):
     of its points are lone runs, and runs of any length are chance — not the rare outliers of a calm
     series, whose chance runs are noise. One switching incident from the first change (erasing its
     chance runs split it into switching, a regression and a wave)."""
-    import numpy as np
-
     draws = np.random.default_rng(3).choice([20.0, 80.0], 1000) + np.random.default_rng(4).uniform(-1, 1, 1000)
     case = Case("random switching", {"a": E(train="10+10x8 90~1x300 " + " ".join(f"{v:.2f}" for v in draws))}, [])
     got, _run = run_case(case, tmp_path)
@@ -1015,8 +1013,6 @@ def test_a_wave_whose_phase_drifts_is_found_block_by_block(tmp_path):
     life, but episodes that end at the same global step are combined, so about one point in 12 drops out and
     the wave's phase drifts: over 3,000 points its line is smeared over many frequencies, over 256 points it
     is sharp. A wave all its life, not an env that never learned."""
-    import numpy as np
-
     rng = np.random.default_rng(3)
     i = np.arange(3300)
     kept = i[rng.random(len(i)) >= 0.08]  # the combined episodes
@@ -1076,6 +1072,34 @@ def test_switching_from_the_better_level_in_heavy_binomial_noise_is_dated_from_a
     got, _run = run_case(case, tmp_path)
     assert [(w.env_id, w.type, w.first_step, w.evidence["kind"]) for w in got] == [
         ("a", "performance_volatility", 1000, "switching")]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_lone_env_switching_all_its_life_is_volatility_not_a_stall(tmp_path, seed):
+    """Third corpus seed 31: a CleanRL run's only env switching between two returns ~210 apart (Markov dwells of
+    3+ episodes) in noise of sd 36 for 3,000 episodes. Segmentation reads one level (no single cut explains
+    much), so it has no learned range — but its points fall into two clusters far apart, not at random, with
+    the middle third between them nearly empty: the gap is its range, and it switched from its first point."""
+    rng = np.random.default_rng(seed)
+    levels, high = [], rng.random() < 0.5
+    while len(levels) < 3000:
+        levels += [105.0 if high else -105.0] * int(max(3, rng.exponential(4) + 2))
+        high = not high
+    y = np.array(levels[:3000]) + rng.normal(0, 36, 3000)
+    case = Case("lone switching", {"a": E(train=" ".join(f"{v:.1f}" for v in y), train_every=48, start=52)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.first_step, w.evidence.get("kind")) for w in got] == [("performance_volatility", 52, "switching")]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_lone_rolling_mean_of_noise_is_no_switching(tmp_path, seed):
+    """SB3's 100-episode mean of an env that never learns wanders; cut in two clusters its runs are far from
+    random (the mean is smoothed), but the middle third between them is full: one wide cluster, a stall."""
+    rng = np.random.default_rng(seed)
+    y = np.convolve(rng.uniform(-300, 500, 2500), np.ones(100) / 100, "valid")[::4][:600]
+    case = Case("rolling mean", {"a": E(train=" ".join(f"{v:.2f}" for v in y), train_every=2048, start=2048)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [w.type for w in got] == ["training_stagnation"]
 
 
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
