@@ -34,6 +34,8 @@ TRANSITION_POINTS = 2  # a segment this short between its neighbours' levels is 
 RUNS_Z = 3.0  # the two-level reading's clusters must come in runs this many standard errors off chance
 TRANSITION_NOISE = 2.0  # a calm phase's last points this many noise sds on the way to the next phase began the change ...
 TRANSITION_SHARE = 0.1  # ... and at least this share of the gap
+TRANSITION_HALF = 3  # ... or the mean of up to this many points either side of each (see _episode)
+TRANSITION_PHASE = 0.25  # ... those no further back than this share of a typical phase
 LOCAL_SPREAD = 2.0  # a segment read alone for two levels spreads this many noise sds (one level: about 1) ...
 LOCAL_READINGS = 3  # ... and at most this many segments are (the most spread)
 SHORT_PHASE_POINTS = 3  # a chain whose inner phases last fewer points (median) needs LOCAL_SWITCH_CHANGES ...
@@ -734,6 +736,20 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
         noise = robust_sd(np.diff(calm[~seg.outlier[first_pt[0]: first]]))
         # on the way from phase 0 to phase 1: beyond TRANSITION_NOISE noise sds of its level, toward the other
         on_way = np.sign(gap) * (values - levels[0]) > max(TRANSITION_NOISE * noise, TRANSITION_SHARE * abs(gap))
+        # ... or, in noise, the mean of the points about it (up to TRANSITION_HALF either side, none past the
+        # change) beyond TRANSITION_NOISE sds of such a mean: a wave's slow start is lost in single points
+        c = np.concatenate([[0.0], np.cumsum(values[first_pt[0]: first])])
+        idx = np.arange(first - first_pt[0])
+        lo_i, hi_i = np.maximum(idx - TRANSITION_HALF, 0), np.minimum(idx + TRANSITION_HALF + 1, len(idx))
+        k = hi_i - lo_i
+        mean = (c[hi_i] - c[lo_i]) / k
+        near = np.zeros(len(values), bool)
+        near[first_pt[0]: first] = np.sign(gap) * (mean - levels[0]) > np.maximum(
+            TRANSITION_NOISE * noise / np.sqrt(k), TRANSITION_SHARE * abs(gap))
+        # no further back than a quarter of a typical phase: a wave leaves its level over an eighth of its period
+        dt = series.median_interval() or 1.0
+        near[: max(first_pt[0], first - max(TRANSITION_HALF, int(round(TRANSITION_PHASE * typical / dt))))] = False
+        on_way |= near
         j = first
         while j - 1 >= first_pt[0] and (seg.outlier[j - 1] or on_way[j - 1]):
             j -= 1

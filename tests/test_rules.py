@@ -1102,6 +1102,19 @@ def test_a_lone_rolling_mean_of_noise_is_no_switching(tmp_path, seed):
     assert [w.type for w in got] == ["training_stagnation"]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_slow_wave_in_heavy_noise_is_dated_near_where_it_leaves_the_held_level(tmp_path, seed):
+    """Third corpus seeds 27, 31, 32: a wave of 100 points (read as switching: too slow for the periodogram)
+    sets in after graduation, from its top, in noise of a third of its amplitude. Its first points leave
+    the held level by less than two noise sds each; the mean of the points about them (3 either side, none
+    past the first change) shows it — dated within 15 points of its start, not ~22."""
+    case = Case("slow wave", {"a": E(train="0.1+0.05x16 0.9~0.12x300 0.6w0.3p100~0.12x500"),
+                              "b": E(train="0.1+0.05x16 0.9~0.02x800")}, [], seed=seed)
+    got, _run = run_case(case, tmp_path)
+    (w,) = got
+    assert w.type == "performance_volatility" and 3160 <= w.first_step <= 3160 + 150
+
+
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
     """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
     enough to read as a fall that came back. One event: switching dated from that fall, no regression."""
