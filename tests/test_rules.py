@@ -1115,6 +1115,21 @@ def test_a_slow_wave_in_heavy_noise_is_dated_near_where_it_leaves_the_held_level
     assert w.type == "performance_volatility" and 3160 <= w.first_step <= 3160 + 150
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_rare_deep_drops_that_bunch_by_chance_are_no_swings(tmp_path, seed):
+    """A rate held near its bound whose noise is mostly the lattice's but now and then (8 % of points) a deep
+    drop: somewhere in 1,500 points a few drops bunch within 30 points, and their changes make a spread far
+    beyond the calm windows'. The series' big changes elsewhere, at their rate, bunch that much in some
+    stretch that long more often than 5 % of the time: chance, not swings (third corpus seed 33)."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(1500) < 0.08, rng.uniform(0.05, 0.7, 1500), 1.0 - rng.integers(0, 2, 1500) / 16)
+    y[:20] = np.linspace(0.05, 0.95, 20)
+    case = Case("bunched drops", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
+                                  "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [w.first_step for w in got if w.evidence.get("kind") == "swings"] == []
+
+
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
     """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
     enough to read as a fall that came back. One event: switching dated from that fall, no regression."""

@@ -362,9 +362,12 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
         fire = (spread > s["threshold"] * width) & (spread > s["noise_factor"] * noise)
     out = []
     steps = f.series.steps
+    big = np.abs(np.diff(y)) > s["threshold"] * width  # changes the size swings are made of
     for i0, i1 in runs_of_true(fire):
         if i1 - i0 + 1 < s["min_points"]:
             continue
+        if _by_chance(big, max(0, i0 - window + 1), i1):
+            continue  # heavy-tailed noise (a rate's rare deep drops) bunches its big changes now and then
         # onset: in the first firing window, the first change far beyond the noise from which on most
         # changes are (a lone noisy jump before the swings began is not their start)
         w0 = max(1, i0 - window + 2)
@@ -377,6 +380,28 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
                     "spread": float(spread[peak]), "noise": float(noise[peak]), "peak_step": int(steps[peak]),
                     "series_last_step": int(steps[-1]), "weight": 0})
     return out
+
+
+def _by_chance(big: np.ndarray, a: int, b: int) -> bool:
+    """Whether the big changes among changes a..b-1 (of points a..b) are as many as the series' big changes
+    elsewhere, at their rate, would bunch into some stretch that long more often than CHANCE_RUNS."""
+    m = b - a
+    k = int(np.count_nonzero(big[a:b]))
+    rest = len(big) - m
+    if m <= 0 or k == 0 or rest <= 0:
+        return False
+    rate = np.count_nonzero(big) - k
+    rate = rate / rest
+    if rate <= 0:
+        return False
+    if rate >= 1:
+        return True
+    # P(Binomial(m, rate) >= k), summed in log space
+    logs = [math.lgamma(m + 1) - math.lgamma(j + 1) - math.lgamma(m - j + 1) + j * math.log(rate)
+            + (m - j) * math.log1p(-rate) for j in range(k, m + 1)]
+    top = max(logs)
+    tail = math.exp(top) * sum(math.exp(x - top) for x in logs)
+    return len(big) / m * tail > CHANCE_RUNS
 
 
 def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndarray:
