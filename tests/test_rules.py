@@ -1130,6 +1130,21 @@ def test_rare_deep_drops_that_bunch_by_chance_are_no_swings(tmp_path, seed):
     assert [w.first_step for w in got if w.evidence.get("kind") == "swings"] == []
 
 
+@pytest.mark.parametrize("seed", [10, 11])
+def test_an_early_pair_of_deep_drops_in_outlier_noise_is_chance(tmp_path, seed):
+    """The same rate with rare deep drops: two of them in a row soon after graduation, when few lone drops
+    had come yet. Whether such a run is chance is judged by the env's lone deep points over its whole life
+    after graduation (dozens), not only those before it (third corpus seed 32: an ML-Agents rate in
+    beta-binomial noise)."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(1500) < 0.08, rng.uniform(0.05, 0.7, 1500), 1.0 - rng.integers(0, 2, 1500) / 16)
+    y[:20] = np.linspace(0.05, 0.95, 20)
+    case = Case("early pair", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
+                               "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [w.first_step for w in got if w.evidence.get("kind") == "dip" and w.first_step < 1000] == []
+
+
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
     """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
     enough to read as a fall that came back. One event: switching dated from that fall, no regression."""

@@ -176,9 +176,6 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     out = []
     runs = runs_of_true(deep)
     singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
-    lone = np.zeros(len(raw) + 1)  # lone deep points (outlier noise) before each point, after graduation
-    lone[singles + 1] = 1
-    lone = np.cumsum(lone)
     held = np.concatenate([[0], np.cumsum(sig["after"])])
     for a, b in runs:
         if b - a + 1 >= DEEP_POINTS:
@@ -187,9 +184,10 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
         if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
                 or not raw[b + 1] >= r["regression_threshold"] or any(f0 <= b and a <= f1 for f0, f1 in falls):
             continue
-        before = held[a]
-        if before and before * (lone[a] / before) ** (b - a + 1) > CHANCE_RUNS:
-            continue  # lone deep points came often enough before it that such a run among them is chance
+        n_held = int(held[-1])
+        if n_held and n_held * (len(singles) / n_held) ** int(np.count_nonzero(deep[a: b + 1])) > CHANCE_RUNS:
+            continue  # the env's lone deep points (all its life after graduation) come often enough that such a
+            # run among them is chance
         lowest = a + int(np.argmin(raw[a: b + 1]))
         out.append(_dip(sig, a, b, b - a + 1, value[lowest], raw[lowest], value[b + 1]))
     # lone deep points that come back within dip_points of each other: a burst that sparse evals catch
@@ -219,10 +217,14 @@ def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
     if len(low) < BURST_POINTS or not s["dip_points"]:
         return []
     out = []
+    n_after = int(np.count_nonzero(sig["after"]))
     for g in _near_groups(low, s["dip_points"]):
         stretches = 1 + int(np.sum(np.diff(g) > 1))
         if len(g) < BURST_POINTS or stretches < BURST_STRETCHES:
             continue
+        rate = (len(low) - len(g)) / max(n_after - len(g), 1)
+        if n_after * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS:
+            continue  # the env's other low outliers come often enough that such a group among them is chance
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), sig["start"] + raw[lowest] * sig["gain"], raw[lowest],
                         sig["level"][min(int(g[-1]) + 1, len(steps) - 1)]))
