@@ -198,12 +198,17 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     for g in _near_groups(singles, s["dip_points"]):
         if len(g) < DEEP_POINTS or any(f0 <= g[-1] and g[0] <= f1 for f0, f1 in falls):
             continue
-        rate = (len(singles) - len(g) + above) / max(n_held - len(g), 1)
-        if n_held * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS:
+        if _group_by_chance(g, n_held, (len(singles) - len(g) + above) / max(n_held - len(g), 1)):
             continue
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), value[lowest], raw[lowest], value[min(int(g[-1]) + 1, len(raw) - 1)]))
     return out
+
+
+def _group_by_chance(g: np.ndarray, n: int, rate: float) -> bool:
+    """Whether len(g) points as close together as g (indices), among n at `rate` each, are expected more than
+    CHANCE_RUNS times by chance."""
+    return n * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS
 
 
 def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
@@ -222,8 +227,7 @@ def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
         stretches = 1 + int(np.sum(np.diff(g) > 1))
         if len(g) < BURST_POINTS or stretches < BURST_STRETCHES:
             continue
-        rate = (len(low) - len(g)) / max(n_after - len(g), 1)
-        if n_after * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS:
+        if _group_by_chance(g, n_after, (len(low) - len(g)) / max(n_after - len(g), 1)):
             continue  # the env's other low outliers come often enough that such a group among them is chance
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), sig["start"] + raw[lowest] * sig["gain"], raw[lowest],
@@ -392,8 +396,7 @@ def _by_chance(big: np.ndarray, a: int, b: int) -> bool:
     rest = len(big) - m
     if m <= 0 or k == 0 or rest <= 0:
         return False
-    rate = np.count_nonzero(big) - k
-    rate = rate / rest
+    rate = (np.count_nonzero(big) - k) / rest
     if rate <= 0:
         return False
     if rate >= 1:
