@@ -89,11 +89,8 @@ def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:
     """A fall that came back to the held level, over most of which the env swung point to point (a burst
     or swings): an erratic spell whose low points pulled its mean under the line — near a bound, noise
     can only swing down — not a regression of its own level."""
-    span = max(inc.last_step - inc.first_step, 1)
-    return inc.type == "graduated_regression" and inc.resolved and any(
-        _level_noise(o) and o.env_id == inc.env_id
-        and min(o.last_step, inc.last_step) - max(o.first_step, inc.first_step) >= EXPLAINED_SHARE * span
-        for o in incidents)
+    return inc.type == "graduated_regression" and inc.resolved and _explained(
+        inc, [o for o in incidents if _level_noise(o)], ("performance_volatility",))
 
 
 def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:

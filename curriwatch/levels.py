@@ -12,7 +12,7 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .segments import Noise, Segments, build_segments, noise_model, robust_sd, segment
-from .stats import median
+from .stats import centred_mean, median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
@@ -349,6 +349,7 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
     if len(f.series) < SWITCH_CHANGES + 1:
         return []
     two = _two_level(f)
+    spans = judged_spans(env)
     if not scale > 0:
         # no learned range (a series that switched all its life reads as noise about one level): where its
         # points fall into two clusters far apart, not at random, the gap between them is its range
@@ -359,11 +360,11 @@ def switching(env: EnvData, split: str, scale: float) -> list[Episode]:
         v = f.series.values
         if np.mean((v > lo + scale / 3) & (v < hi - scale / 3)) > NO_RANGE_MIDDLE:
             return []  # one wide cluster cut in two (noise that wanders, a rolling mean), not two levels
-        return joined(sorted(_episodes_of(split, two, f.series, scale, judged_spans(env)), key=lambda e: e.first_step))
-    spans = judged_spans(env)
-    episodes = _episodes_of(split, f.segments, f.series, scale, spans)
-    if two is not None:
-        episodes = _either_reading(episodes, _episodes_of(split, two, f.series, scale, spans))
+        episodes = _episodes_of(split, two, f.series, scale, spans)
+    else:
+        episodes = _episodes_of(split, f.segments, f.series, scale, spans)
+        if two is not None:
+            episodes = _either_reading(episodes, _episodes_of(split, two, f.series, scale, spans))
     return joined(sorted(episodes, key=lambda e: e.first_step))
 
 
@@ -738,11 +739,9 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
         on_way = np.sign(gap) * (values - levels[0]) > max(TRANSITION_NOISE * noise, TRANSITION_SHARE * abs(gap))
         # ... or, in noise, the mean of the points about it (up to TRANSITION_HALF either side, none past the
         # change) beyond TRANSITION_NOISE sds of such a mean: a wave's slow start is lost in single points
-        c = np.concatenate([[0.0], np.cumsum(values[first_pt[0]: first])])
         idx = np.arange(first - first_pt[0])
-        lo_i, hi_i = np.maximum(idx - TRANSITION_HALF, 0), np.minimum(idx + TRANSITION_HALF + 1, len(idx))
-        k = hi_i - lo_i
-        mean = (c[hi_i] - c[lo_i]) / k
+        k = np.minimum(idx + TRANSITION_HALF + 1, len(idx)) - np.maximum(idx - TRANSITION_HALF, 0)  # points each mean holds
+        mean = centred_mean(values[first_pt[0]: first], TRANSITION_HALF)
         near = np.zeros(len(values), bool)
         near[first_pt[0]: first] = np.sign(gap) * (mean - levels[0]) > np.maximum(
             TRANSITION_NOISE * noise / np.sqrt(k), TRANSITION_SHARE * abs(gap))
