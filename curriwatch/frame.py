@@ -109,8 +109,9 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
             f"{len(unclaimed)} tag(s) with {int(counts.sum())} point(s) match no pattern of profile "
             f"{profile.name if profile else '(none)'} and are not in the frame: {shown}"))
 
+    axis_steps: dict = {}  # per step axis, its rows' steps (_steps_from_keys), for points and state words alike
     if "row" in cols and len(tag_code):
-        step, keep = _row_steps(raw, cols, profile, keep, issues, run_name)
+        step, keep = _row_steps(raw, cols, profile, keep, issues, run_name, axis_steps)
 
     idx = np.flatnonzero(keep)
     tc = tag_code[idx]
@@ -126,7 +127,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
         count, segment, additive,
     )
-    points = _with_state_words(raw, profile, points, run_label, code, names, run_name, cols, issues)
+    points = _with_state_words(raw, profile, points, run_label, code, names, run_name, cols, issues, axis_steps)
     if profile and profile.level_metric:
         points = _with_level_states(points, profile.level_metric, code, names)
     nonfinite = int((~np.isfinite(points.value)).sum())
@@ -145,7 +146,7 @@ def _axis_of(raw: RawRun, profile, tag: str) -> tuple[str, ...] | None:
     return tuple(profile.step_keys) if profile and profile.step_keys else None
 
 
-def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
+def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: dict):
     """Steps of W&B points: from define_metric step axes, else the profile's step keys (same row)."""
     tag_code, rows = cols["tag_code"], cols["row"]
     step = cols["step"]
@@ -153,7 +154,6 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
     if not axis_of_tag:
         return step, keep
     step = step.copy()
-    fill = bool(profile and profile.step_fill)
     missing = bad = 0
     bad_example = None
     for keys in set(axis_of_tag.values()):
@@ -161,8 +161,7 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
         sel = np.isin(tag_code, tags) & keep
         if not sel.any():
             continue
-        row_step, row_has, row_bad, example = _steps_from_keys(
-            raw, cols, keys, fill and keys == profile.step_keys)
+        row_step, row_has, row_bad, example = _axis_steps(raw, cols, profile, keys, axis_steps)
         if row_step is None:  # no row has any of these keys: the logged step stays
             continue
         r = rows[sel]
@@ -185,6 +184,14 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name):
             f"{missing} point(s) were logged in rows without any of {', '.join(keys)} "
             "and are not in the frame"))
     return step, keep
+
+
+def _axis_steps(raw: RawRun, cols, profile, keys: tuple[str, ...], cache: dict):
+    """_steps_from_keys for one step axis, once per run (the profile's own keys fill rows without a step
+    when the profile says so)."""
+    if keys not in cache:
+        cache[keys] = _steps_from_keys(raw, cols, keys, bool(profile and profile.step_fill) and keys == profile.step_keys)
+    return cache[keys]
 
 
 def _steps_from_keys(raw: RawRun, cols, step_keys, fill: bool):
@@ -430,22 +437,19 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
     )
 
 
-def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name, cols, issues
-                      ) -> RunPoints:
+def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name, cols, issues,
+                      axis_steps: dict) -> RunPoints:
     """State series logged as words (locked/active/graduated) become 0/1/2 points, at the step their row
     carries in its step axis (define_metric's, else the profile's step keys) as numbers in the row are."""
     if not raw.text_points or profile is None:
         return points
-    axes: dict[tuple[str, ...], tuple] = {}
     extra, missing = [], 0
     for tag, step, row, text in raw.text_points:
         hit = profile.classify(tag, run_label)
         if hit and hit[1] == "state" and text.strip().lower() in STATE_WORDS:
             keys = _axis_of(raw, profile, tag)
             if keys and "row" in cols:
-                if keys not in axes:
-                    axes[keys] = _steps_from_keys(raw, cols, keys, bool(profile.step_fill) and keys == profile.step_keys)
-                row_step, row_has = axes[keys][0], axes[keys][1]
+                row_step, row_has = _axis_steps(raw, cols, profile, keys, axis_steps)[:2]
                 if row_step is not None:
                     if row >= len(row_has) or not row_has[row]:
                         missing += 1
