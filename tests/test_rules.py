@@ -663,9 +663,16 @@ def test_a_burst_in_light_tailed_noise_clipped_at_a_bound_swings(tmp_path):
     """An ML-Agents reward (third corpus) with uniform noise clipped at 1 and a 28-period burst: against
     1.5 x its quieter windows the burst's swings read 1.9 x the noise; light-tailed noise spreads its
     windows little, and against 1.2 x its median window they are swings (the burst began at step 279,000
-    here: the series starts at step 0)."""
-    case = Case("clipped burst", {"a": E(train=_fixture_series("mlagents_clipped_burst"), train_every=1000)}, [])
+    here: the series starts at step 0). Its points far off the held level show it too (one incident); with
+    those (and dips) turned off, `dip_points: 0`, the swings alone find it."""
+    series = _fixture_series("mlagents_clipped_burst")
+    case = Case("clipped burst", {"a": E(train=series, train_every=1000)}, [])
     got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert abs(incident.first_step - 279000) <= 4000, incident
+    case = Case("clipped burst", {"a": E(train=series, train_every=1000)}, [],
+                config={"rules": NO_DIPS})
+    got, _run = run_case(case, tmp_path / "swings")
     (incident,) = got
     assert incident.evidence["kind"] == "swings" and abs(incident.first_step - 279000) <= 4000, incident
 
@@ -1215,3 +1222,33 @@ def test_a_stall_after_a_short_rise_the_segments_missed_is_dated_at_its_end(tmp_
     got, _run = run_case(case, tmp_path)
     (incident,) = [w for w in got if w.type == "training_stagnation"]
     assert incident.env_id == "a" and 280 <= incident.first_step <= 320, incident
+
+
+def _scattered_burst(seed: int, points: int = 20, sd: float = 0.2, held: float = 0.9) -> str:
+    """A burst's points in the notation: each |N(0, sd)| below the held level (a policy turned erratic near
+    a rate's bound scatters only down), drawn from a seed."""
+    rng = np.random.default_rng(seed)
+    return " ".join(f"{held - abs(v):.4f}" for v in rng.normal(0, sd, points))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_burst_of_scattered_evals_in_a_few_hundred_is_found_where_it_began(tmp_path, seed):
+    """DCD-like sparse evals of a rate (256 episodes each): 20 evals after graduation scatter up to
+    half the gain below the held level, every other one far off it, in 300 evals. Their second differences
+    rank high but a rank sums twenty of them to z ~4 (under 5.5), the deepest few alone were a dip dated
+    up to a dozen evals late, and a fall pulled the mean under the line was a regression; the burst is the
+    points far off the level, dated from the first."""
+    burst = _scattered_burst(seed)
+    first_off = next(i for i, v in enumerate(burst.split()) if 0.9 - float(v) > 0.15 * 0.8)
+    case = Case("scattered burst", {"a": E(eval=f"0.1+0.08x10 0.9b256x100 {burst} 0.9b256x170", eval_every=50)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [i.type for i in got] == ["performance_volatility"] and got[0].evidence["kind"] in ("burst", "dip"), got
+    assert got[0].first_step == (110 + first_off) * 50, (got[0].first_step, (110 + first_off) * 50)
+
+
+def test_a_fall_to_a_noisier_level_and_back_is_no_scattered_burst(tmp_path):
+    """A rate that fell to 0.5 for 30 evals and came back: every point far off the held level, but they
+    moved together (on the binomial model's scale their changes are the calm's): a regression, not a burst."""
+    case = Case("fall and back", {"a": E(eval="0.1+0.08x10 0.9b256x100 0.5b256x30 0.9b256x160", eval_every=50)}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [i.type for i in got] == ["graduated_regression"], got

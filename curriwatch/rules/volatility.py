@@ -14,7 +14,7 @@ from ..bursts import burst
 from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
 from ..stats import median
 from . import register
-from .regression import regression_signal, regression_spans
+from .regression import held_zone, regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
@@ -43,6 +43,10 @@ BURST_Z_SHORT = 4.5  # ... or this in a series of up to SHORT_SERIES points afte
 SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
+SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
+SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
+SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
+                       # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound)
 SUSTAINED = ("switching", "oscillation")
 
 
@@ -89,6 +93,14 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                    f"every ~{ev['phase_steps']:.0f} steps from step {ev['first_step']} to {ev['last_step']}")
             evidence = {"series": ev["split"], "kind": "oscillation", "peak_to_peak": round(ev["ptp"], 6),
                         "period_steps": round(ev["phase_steps"], 1), "periods": ev["weight"]}
+        elif ev["kind"] == "burst" and ev["z"] is None:
+            msg = (f"{ev['split']} performance turned erratic after graduating: {ev['off_points']} of its {ev['points']} "
+                   f"points from step {ev['first_step']} to {ev['last_step']} lay far off the level it held "
+                   f"(root mean square {ev['spread']:.3g}, {ev['spread'] / width:.0%} of the learned range; lowest "
+                   f"{env.show(ev['low']):.4g}), its point-to-point changes {ev['ratio']:.1f}x the rest's, then settled")
+            evidence = {"series": ev["split"], "kind": "burst", "change_ratio": round(ev["ratio"], 4),
+                        "off_points": ev["off_points"], "points": ev["points"],
+                        "rms_from_held_level": round(ev["spread"], 6), "threshold_share_of_range": s["threshold"]}
         elif ev["kind"] == "burst":
             msg = (f"{ev['split']} performance turned erratic after graduating: its point-to-point changes grew "
                    f"{ev['ratio']:.1f}x from step {ev['first_step']} to {ev['last_step']}, its points {ev['spread']:.3g} "
@@ -128,7 +140,7 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     out = [_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, level[sp["lowest"]], ratio[sp["lowest"]],
                 level[sp["back"]])
            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
-    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s)
+    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s) + _scatter(env, sig, s)
 
 
 def _falls_back(env: EnvData, s: dict) -> list[dict]:
@@ -205,10 +217,60 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     return out
 
 
-def _group_by_chance(g: np.ndarray, n: int, rate: float) -> bool:
+def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
+    """A burst read from its points rather than their ranks: after graduation, SCATTER_POINTS or more points
+    each SCATTER_NOISE noise sds and `threshold` x the range off the held level (above or below), each within
+    `dip_points` of the last, whose changes between neighbours (on the noise model's scale) are BURST_RATIO x
+    the rest's (a fall or a level shift moves its points together, a burst scatters them), with the median of the `min_points` points
+    after it back in the held zone, unless the env's other points that far off make such a group likely by
+    chance. A rank scan weighs each large change no more than the top of the noise: a burst of twenty
+    evals in a few hundred ranks too little, though every other point of it lies far off the level."""
+    width = volatility_width(env)
+    if not width > 0 or not s["dip_points"]:
+        return []
+    r = s["regression"]
+    raw, after = sig["raw"], sig["after"]
+    value = sig["start"] + raw * sig["gain"]
+    noise = fit(env, sig["series"]).noise
+    sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    off = after & (np.abs(value - sig["baseline"]) > np.maximum(SCATTER_NOISE * sd, s["threshold"] * width))
+    idx = np.flatnonzero(off)
+    n_after = int(np.count_nonzero(after))
+    change = np.abs(np.diff(noise.z))  # on the noise's own scale: a rate that fell is noisier there
+    first = int(np.argmax(after))
+    out = []
+    for g in _near_groups(idx, s["dip_points"]):
+        a, b = int(g[0]), int(g[-1])
+        tail = raw[b + 1: b + 1 + s["min_points"]]
+        if len(g) < SCATTER_POINTS or len(tail) < s["min_points"] or not median(tail) >= held_zone(r):
+            continue
+        inside = change[a: b]
+        rest = np.concatenate([change[first: a], change[b:]])
+        if not len(rest) or not median(inside) >= BURST_RATIO * median(rest):
+            continue  # its points moved together: a fall or a shift, not a burst
+        rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
+        if _group_by_chance(g, n_after, rate, SCATTER_CHANCE) \
+                or _chain_by_chance(len(g), n_after, rate, s["dip_points"], SCATTER_CHANCE):
+            continue  # the env's other points that far off (heavy-tailed noise) make such a group now and then
+        lowest = a + int(np.argmin(raw[a: b + 1]))
+        spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
+        out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
+                    "last_step": int(sig["steps"][b]), "ratio": float(median(inside) / max(median(rest), 1e-300)),
+                    "z": None, "spread": spread, "series_last_step": int(sig["steps"][-1]), "weight": 0,
+                    "off_points": len(g), "points": b - a + 1, "low": float(value[lowest])})
+    return out
+
+
+def _chain_by_chance(k: int, n: int, rate: float, gap: int, bound: float) -> bool:
+    """Whether a chain of k points, each within `gap` of the last, among n at `rate` each, is expected more than
+    `bound` times by chance (however close together they came: the chain is what was looked for)."""
+    return n * rate * (1.0 - (1.0 - rate) ** gap) ** (k - 1) > bound
+
+
+def _group_by_chance(g: np.ndarray, n: int, rate: float, bound: float = CHANCE_RUNS) -> bool:
     """Whether len(g) points as close together as g (indices), among n at `rate` each, are expected more than
-    CHANCE_RUNS times by chance."""
-    return n * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > CHANCE_RUNS
+    `bound` times by chance."""
+    return n * math.comb(int(g[-1] - g[0]) + 1, len(g)) * rate ** len(g) > bound
 
 
 def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
