@@ -1,6 +1,8 @@
 """Vectorised statistics over one series: medians, range regressions from prefix sums, trends (no scipy)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 Z_975 = 1.959963984540054  # standard normal quantile at 0.975
@@ -113,3 +115,17 @@ def significant_trend(steps: np.ndarray, values: np.ndarray) -> float:
     if not np.isfinite(t[0]) or abs(t[0]) <= t_critical(n - 2)[0]:
         return float("nan")
     return float(slope[0])
+
+
+def binomial_tail(m: int, k: int, p: float) -> float:
+    """P(Binomial(m, p) >= k), summed in log space (long stretches, small rates)."""
+    if k <= 0:
+        return 1.0
+    if k > m or p <= 0:
+        return 0.0
+    if p >= 1:
+        return 1.0
+    logs = [math.lgamma(m + 1) - math.lgamma(j + 1) - math.lgamma(m - j + 1) + j * math.log(p)
+            + (m - j) * math.log1p(-p) for j in range(k, m + 1)]
+    top = max(logs)
+    return math.exp(top) * sum(math.exp(x - top) for x in logs)

@@ -6,7 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..levels import env_scale, fit, learned, start_level, sustained_max
-from ..stats import median
+from ..stats import binomial_tail, median
 from . import register
 
 HELD_MIN_POINTS = 2  # the held level is kept for at least this many points in a row
@@ -14,6 +14,7 @@ EVAL_POINTS_AFTER = 12  # judged on eval when it has this many points after grad
 
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 SPAN_Z = 4.0  # a fall's (or dip's) points lie this many standard errors of their mean below the held level
+CHANCE_SPANS = 0.05  # ... and more of them below the line than the env's other low points would bunch this often
 
 
 def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict | None:
@@ -134,7 +135,7 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         if b - a + 1 < s["smoothing_window"]:
             continue
         i0, i1 = int(keep[a]), int(keep[b])
-        if not _beyond_noise(env, sig, keep[a: b + 1]):
+        if not _beyond_noise(env, sig, keep[a: b + 1]) or _by_chance(sig, i0, i1, s):
             continue
         segs = np.unique(sig["segment"][keep[a: b + 1]])
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
@@ -148,6 +149,22 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})
     return spans
+
+
+def _by_chance(sig: dict, i0: int, i1: int, s: dict) -> bool:
+    """Whether the points below the regression line among i0..i1 are no more than the env's other brief
+    drops below it since graduation (runs shorter than `smoothing_window`: outliers, not phases or falls), at
+    their rate, would put into some stretch that long more often than CHANCE_SPANS: a rate whose noise is now
+    and then a deep drop bunches a few of them now and then, and segmentation reads them as a low level,
+    but a fall holds nearly all its points below the line."""
+    below = sig["after"] & (sig["raw"] < s["regression_threshold"])
+    n = int(np.count_nonzero(sig["after"]))
+    m = i1 - i0 + 1
+    k = int(np.count_nonzero(below[i0: i1 + 1]))
+    others = sum(b - a + 1 for a, b in runs_of_true(below) if b - a + 1 < s["smoothing_window"] and (b < i0 or a > i1))
+    if not others or n <= m:
+        return False
+    return n / m * binomial_tail(m, k, others / (n - m)) > CHANCE_SPANS
 
 
 def _beyond_noise(env: EnvData, sig: dict, idx: np.ndarray) -> bool:

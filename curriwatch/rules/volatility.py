@@ -12,7 +12,7 @@ from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst
 from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
-from ..stats import median
+from ..stats import binomial_tail, median
 from . import register
 from .regression import held_zone, regression_signal, regression_spans
 
@@ -463,12 +463,7 @@ def _by_chance(big: np.ndarray, a: int, b: int) -> bool:
         return False
     if rate >= 1:
         return True
-    # P(Binomial(m, rate) >= k), summed in log space
-    logs = [math.lgamma(m + 1) - math.lgamma(j + 1) - math.lgamma(m - j + 1) + j * math.log(rate)
-            + (m - j) * math.log1p(-rate) for j in range(k, m + 1)]
-    top = max(logs)
-    tail = math.exp(top) * sum(math.exp(x - top) for x in logs)
-    return len(big) / m * tail > CHANCE_RUNS
+    return len(big) / m * binomial_tail(m, k, rate) > CHANCE_RUNS
 
 
 def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndarray:
