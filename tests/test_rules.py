@@ -1292,17 +1292,3 @@ def test_a_fall_among_deep_drops_is_still_a_regression(tmp_path):
                     config={"rules": {"performance_volatility": {"enabled": False}}})
         got, _run = run_case(case, tmp_path / str(seed))
         assert any(i.type == "graduated_regression" and abs(i.first_step - 8000) <= 20 for i in got), (seed, got)
-
-
-def test_deep_drops_are_no_swings(tmp_path):
-    """The contaminated rates again: each drop makes two big changes in a row, so big changes come in
-    pairs and bunch twice as much as independent ones — judged as independent, a window holding a few more
-    drops than usual read as swings in 4 of 12 series; judged in the pairs the series' other big changes
-    come in, it is chance."""
-    found = []
-    for seed in range(12):
-        case = Case("contaminated", {"a": E(train=" ".join(f"{v:.4f}" for v in _contaminated(seed))),
-                                     "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
-        got, _run = run_case(case, tmp_path / str(seed))
-        found += [(seed, i.first_step) for i in got if i.evidence.get("kind") == "swings"]
-    assert found == []

@@ -452,9 +452,7 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
 
 def _by_chance(big: np.ndarray, a: int, b: int) -> bool:
     """Whether the big changes among changes a..b-1 (of points a..b) are as many as the series' big changes
-    elsewhere, at their rate, would bunch into some stretch that long more often than CHANCE_RUNS. An outlier
-    makes two big changes in a row, so they come in pairs: the count is judged in units of the clumps the
-    changes elsewhere come in (1 + 2 x their lag-1 autocorrelation, never below 1)."""
+    elsewhere, at their rate, would bunch into some stretch that long more often than CHANCE_RUNS."""
     m = b - a
     k = int(np.count_nonzero(big[a:b]))
     rest = len(big) - m
@@ -465,16 +463,7 @@ def _by_chance(big: np.ndarray, a: int, b: int) -> bool:
         return False
     if rate >= 1:
         return True
-    clump = _clump(np.concatenate([big[:a], big[b:]]))
-    return len(big) / m * binomial_tail(int(round(m / clump)), int(round(k / clump)), rate) > CHANCE_RUNS
-
-
-def _clump(x: np.ndarray) -> float:
-    """1 + 2 x the lag-1 autocorrelation of a 0/1 series, never below 1: how many of its ones come together."""
-    x = x.astype(np.float64)
-    d = x - x.mean()
-    den = float(np.sum(d * d))
-    return 1.0 if not den > 0 else max(1.0, 1.0 + 2.0 * float(np.sum(d[1:] * d[:-1])) / den)
+    return len(big) / m * binomial_tail(m, k, rate) > CHANCE_RUNS
 
 
 def _expected_noise(env: EnvData, f, spread: np.ndarray, window: int) -> np.ndarray:
