@@ -656,9 +656,22 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
                 groups[-1][1] = end
             else:
                 groups.append([a, end])
-        episodes += [_episode(split, seg, series, phases[a: end + 1], end - a) for a, end in groups]
+        for a, end in groups:
+            if _rise_stair(levels, a) and end - a - 1 >= _changes_needed(seg, phases[a + 2: end]):
+                a += 1  # its first low phase is a stair of the learning rise before it
+            episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a))
         k = m + 1
     return episodes
+
+
+def _rise_stair(levels: np.ndarray, a: int) -> bool:
+    """Whether phase a, the first of a switching chain, is a low phase that the phase before it climbed
+    to from further down (beyond RETURN_TOLERANCE x the chain's gap): a stair of a learning rise that
+    the chain's low level happens to match, not one of its phases."""
+    if a < 1 or a + 1 >= len(levels) or not levels[a] < levels[a + 1]:
+        return False
+    gap = levels[a + 1] - levels[a]
+    return bool(levels[a - 1] < levels[a] - RETURN_TOLERANCE * gap)
 
 
 def _changes_needed(seg: Segments, inner: list) -> int:

@@ -1292,3 +1292,16 @@ def test_a_fall_among_deep_drops_is_still_a_regression(tmp_path):
                     config={"rules": {"performance_volatility": {"enabled": False}}})
         got, _run = run_case(case, tmp_path / str(seed))
         assert any(i.type == "graduated_regression" and abs(i.first_step - 8000) <= 20 for i in got), (seed, got)
+
+
+def test_a_stair_of_the_rise_is_no_phase_of_later_switching(tmp_path):
+    """Marin sparse evals (fourth corpus): a rise that rests a few evals at 0.72 on its way to 0.91, a long
+    calm, then a burst that swings between 0.91 and ~0.75. The rest on the way up matched the burst's low
+    level and became the chain's first phase: the switching began while the env learned, and, over before
+    the series ended, was dropped as its learning's noise. A low phase the phase before it climbed to from
+    further down is a stair of the rise: the switching begins at its first change."""
+    case = Case("stair then switching", {"a": E(eval="0.1~0.01x12 0.35 0.55 0.72~0.01x4 0.91~0.01x18 0.74~0.01x3 "
+                                                     "0.89~0.01x2 0.75~0.01x7 0.92~0.01x40", eval_every=20)},
+                [("performance_volatility", "a", "warning", 720, 20)], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
