@@ -1305,3 +1305,16 @@ def test_a_stair_of_the_rise_is_no_phase_of_later_switching(tmp_path):
                 [("performance_volatility", "a", "warning", 720, 20)], ("performance_volatility",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_fall_from_a_rates_bound_is_no_scattered_burst(tmp_path, seed):
+    """A success rate of 16 trials held at ~0.99 (nearly every eval 1.0: its changes are mostly zero) falls to
+    0.5 for 30 evals and comes back. Every point of the fall lies far off the held level, and its changes,
+    at 0.5, dwarf the lattice's zeros at the bound — but not the binomial model's noise, which the calm's
+    changes are never taken below: a regression, not a burst."""
+    case = Case("fall from the bound", {"a": E(eval="0.1b16x5 0.3b16x5 0.6b16x5 0.99b16x200 0.5b16x30 0.99b16x150")},
+                [("graduated_regression", "a", "critical", 10750, 0)], ("graduated_regression", "performance_volatility"),
+                seed=seed)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

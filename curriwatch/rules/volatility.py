@@ -45,6 +45,7 @@ BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
+MEDIAN_CHANGE = 0.954  # the median |change| between two points of unit noise (sqrt 2 x 0.6745)
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
                        # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound)
 SUSTAINED = ("switching", "oscillation")
@@ -246,7 +247,10 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
             continue
         inside = change[a: b]
         rest = np.concatenate([change[first: a], change[b:]])
-        if not len(rest) or not median(inside) >= BURST_RATIO * median(rest):
+        # the rest's changes, never below what the noise model makes of a change (a rate's lattice at its bound
+        # hardly changes at all: a fall away from it shows the model's full noise)
+        calm = max(median(rest), MEDIAN_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)))
+        if not len(rest) or not median(inside) >= BURST_RATIO * calm:
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
         if _group_by_chance(g, n_after, rate, SCATTER_CHANCE) \
@@ -255,7 +259,7 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
         lowest = a + int(np.argmin(raw[a: b + 1]))
         spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
         out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
-                    "last_step": int(sig["steps"][b]), "ratio": float(median(inside) / max(median(rest), 1e-300)),
+                    "last_step": int(sig["steps"][b]), "ratio": float(median(inside) / calm),
                     "z": None, "spread": spread, "series_last_step": int(sig["steps"][-1]), "weight": 0,
                     "off_points": len(g), "points": b - a + 1, "low": float(value[lowest])})
     return out
