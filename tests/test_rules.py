@@ -1318,3 +1318,24 @@ def test_a_fall_from_a_rates_bound_is_no_scattered_burst(tmp_path, seed):
                 seed=seed)
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_fall_in_the_middle_of_a_long_segment_in_heavy_noise_is_a_regression(tmp_path, seed):
+    """Evals of 8 trials held at 0.99 for 200 evals fall to 0.6 for 20 and come back for 150: binary
+    segmentation cuts one end at a time, and either cut alone explains too little of so short a stretch
+    in such noise — the whole series read as one level and the critical fall went unreported. The stretch
+    whose mean lies below the rest's by more than two cuts must explain is cut out."""
+    case = Case("hidden fall", {"a": E(eval="0.1b8x5 0.3b8x5 0.6b8x5 0.99b8x200 0.6b8x20 0.99b8x150")},
+                [("graduated_regression", "a", "critical", 10750, 50)], ("graduated_regression",), seed=seed)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_heavy_noise_at_a_held_level_makes_no_hidden_fall(tmp_path):
+    """The same evals without the fall: no stretch stands out by two cuts' worth."""
+    for seed in range(6):
+        case = Case("no fall", {"a": E(eval="0.1b8x5 0.3b8x5 0.6b8x5 0.99b8x370")}, [],
+                    ("graduated_regression", "performance_volatility"), seed=seed)
+        got, _run = run_case(case, tmp_path / str(seed))
+        check(case, got)

@@ -6,6 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..levels import env_scale, fit, learned, start_level, sustained_max
+from ..segments import PENALTY_BASE, PENALTY_SLOPE, Segments, build_segments
 from ..stats import binomial_tail, median
 from . import register
 
@@ -15,6 +16,12 @@ EVAL_POINTS_AFTER = 12  # judged on eval when it has this many points after grad
 MIN_GAIN_NOISE = 3.0  # a gain within this many noise sds is no gain: the share is then taken of the level
 SPAN_Z = 4.0  # a fall's (or dip's) points lie this many standard errors of their mean below the held level
 CHANCE_SPANS = 0.05  # ... and more of them below the line than the env's other low points would bunch this often
+HIDDEN_MIN_POINTS = 11  # a stretch cut out of the middle of a segment after graduation holds at least this many
+                        # points (and more than dip_points): shorter two-cut stretches are everywhere in heavy noise
+HIDDEN_GROWTH = 1.2  # ... its lengths tried grow by this ratio, then its ends are refined point by point
+HIDDEN_REACH = 200  # ... by at most this many points (memory stays bounded on long series)
+HIDDEN_SCATTER = 2.0  # ... and its changes between neighbours stay under this x the segment's (a burst's do not)
+HIDDEN_CHANGE = 0.954  # the median |change| between two points of unit noise (sqrt 2 x 0.6745)
 
 
 def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict | None:
@@ -47,6 +54,7 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     gi = int(np.searchsorted(perf.steps, g, "left"))
     if gi >= len(perf):
         return None
+    seg = _with_hidden_fall(f, gi, s)
     held = held_level(seg, gi, s["baseline_window"])
     if held is None:
         return None
@@ -79,6 +87,92 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     }
     env.cache[key] = out
     return out
+
+
+def _with_hidden_fall(f, gi: int, s: dict) -> Segments:
+    """The series' segments, with a stretch cut out of the middle of one after graduation where its mean lies
+    below the rest of that segment's by more than two cuts must explain (twice the segmentation's penalty):
+    binary segmentation cuts one end at a time, and a fall in the middle of a long segment gains too little
+    from either cut alone (20 evals at 0.6 among 370 at 0.99, in binomial-8 noise). Only stretches longer
+    than `dip_points` and HIDDEN_MIN_POINTS: shorter ones are the dips' and the outliers' scans'."""
+    seg = f.segments
+    z, n = f.noise.z, len(f.noise.z)
+    lmin = max(HIDDEN_MIN_POINTS, s["dip_points"] + 1)
+    w = 1.0 / f.noise.sigma ** 2 * (1 - seg.rho) ** 2 / (1 + seg.rho)
+    wk = np.where(seg.outlier, 0.0, w)
+    penalty = 2 * (PENALTY_SLOPE * np.log(max(n, 2)) + PENALTY_BASE)
+    cuts = [int(c) for c in seg.bounds[1:-1]]
+    added = []
+    for p, q in zip(seg.bounds[:-1], seg.bounds[1:]):
+        p = max(int(p), gi)
+        if q - p < 3 * lmin:
+            continue
+        found = _lowest_stretch(z[p:q], wk[p:q], lmin)
+        if found is None or not found[2] > penalty:
+            continue
+        a, b = p + found[0], p + found[1]
+        keep = ~seg.outlier[a:b]
+        # a fall holds its points at its level: most of them below the line (not a few deep ones dragging
+        # its mean), moving no more than the noise between them (a burst scatters them: volatility's)
+        calm = max(median(np.abs(np.diff(z[p:q][~seg.outlier[p:q]]))), HIDDEN_CHANGE * median(f.noise.sigma))
+        if median(np.abs(np.diff(z[a:b][keep]))) > HIDDEN_SCATTER * calm or not _mostly_below(f, a, b, keep, gi, s):
+            continue
+        added += [a, b]
+    if not added:
+        return seg
+    return build_segments(f.series.values, z, w, seg.outlier, sorted(set(cuts + added)), seg.rho)
+
+
+def _mostly_below(f, a: int, b: int, keep: np.ndarray, gi: int, s: dict) -> bool:
+    """Whether points a..b-1 (outliers aside) lie below the regression line of the series' segments as they
+    stand (its start and held level): their median, and more of them than a dip holds."""
+    seg = f.segments
+    held = held_level(seg, gi, s["baseline_window"])
+    start = start_level(f, gi) if gi >= 2 else None
+    if held is None or start is None or not held > start:
+        return True
+    v = f.series.values[a:b][keep]
+    line = start + s["regression_threshold"] * (held - start)
+    # more of them below the line than a dip holds: a dip and the noise about it are volatility's
+    return median(v) < line and int(np.count_nonzero(v < line)) >= max(HIDDEN_MIN_POINTS, s["dip_points"] + 1)
+
+
+def _lowest_stretch(z: np.ndarray, w: np.ndarray, lmin: int) -> tuple[int, int, float] | None:
+    """The stretch [a, b) of at least lmin points (at most half of them, lmin or more on either side) whose
+    weighted mean lies below the rest's with the largest gain (the weighted sum of squares two cuts there
+    explain): lengths growing by HIDDEN_GROWTH, then every start and end within half the best length (at most HIDDEN_REACH) refined."""
+    n = len(z)
+    ws = np.concatenate([[0.0], np.cumsum(w)])
+    zs = np.concatenate([[0.0], np.cumsum(w * z)])
+    total_w, total_z = ws[-1], zs[-1]
+
+    def gains(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        win_w, win_z = ws[b] - ws[a], zs[b] - zs[a]
+        out_w = total_w - win_w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            d = (total_z - win_z) / out_w - win_z / win_w
+            g = d * d * win_w * out_w / total_w
+        return np.where((d > 0) & (win_w > 0) & (out_w > 0), g, -np.inf)
+
+    best = (-np.inf, 0, 0)
+    length = lmin
+    while length <= n // 2:
+        a = np.arange(lmin, n - length - lmin + 1)  # inside: a stretch at an end is one cut's, segmentation's
+        g = gains(a, a + length)
+        j = int(np.argmax(g)) if len(g) else 0
+        if len(g) and g[j] > best[0]:
+            best = (float(g[j]), int(a[j]), int(a[j]) + length)
+        length = max(length + 1, int(length * HIDDEN_GROWTH))
+    if not np.isfinite(best[0]):
+        return None
+    _, a0, b0 = best
+    reach = max(1, min(HIDDEN_REACH, (b0 - a0) // 2))
+    a = np.arange(max(lmin, a0 - reach), a0 + reach + 1)[:, None]
+    b = np.arange(b0 - reach, min(n - lmin, b0 + reach) + 1)[None, :]
+    length = b - a
+    g = np.where((length >= lmin) & (length <= n // 2), gains(np.clip(a, 0, n), np.clip(b, 0, n)), -np.inf)
+    i, j = np.unravel_index(int(np.argmax(g)), g.shape)
+    return int(a[i, 0]), int(b[0, j]), float(g[i, j])
 
 
 def held_zone(s: dict) -> float:
