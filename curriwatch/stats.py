@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 Z_975 = 1.959963984540054  # standard normal quantile at 0.975
+MEDIAN_ABS_CHANGE = 0.954  # the median |change| between two independent points of unit noise (sqrt 2 x 0.6745)
 T_975 = np.array([np.nan, 12.7062047362, 4.3026527297, 3.1824463053, 2.7764451052, 2.5705818356, 2.4469118511,
                   2.3646242516, 2.3060041352, 2.2621571628, 2.228138852])  # Student t quantiles, df 1..10
 

@@ -7,7 +7,7 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..levels import env_scale, fit, learned, start_level, sustained_max
 from ..segments import PENALTY_BASE, PENALTY_SLOPE, Segments, build_segments
-from ..stats import binomial_tail, median
+from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
 
 HELD_MIN_POINTS = 2  # the held level is kept for at least this many points in a row
@@ -21,7 +21,6 @@ HIDDEN_MIN_POINTS = 11  # a stretch cut out of the middle of a segment after gra
 HIDDEN_GROWTH = 1.2  # ... its lengths tried grow by this ratio, then its ends are refined point by point
 HIDDEN_REACH = 200  # ... by at most this many points (memory stays bounded on long series)
 HIDDEN_SCATTER = 2.0  # ... and its changes between neighbours stay under this x the segment's (a burst's do not)
-HIDDEN_CHANGE = 0.954  # the median |change| between two points of unit noise (sqrt 2 x 0.6745)
 
 
 def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict | None:
@@ -114,7 +113,7 @@ def _with_hidden_fall(f, gi: int, s: dict) -> Segments:
         keep = ~seg.outlier[a:b]
         # a fall holds its points at its level: most of them below the line (not a few deep ones dragging
         # its mean), moving no more than the noise between them (a burst scatters them: volatility's)
-        calm = max(median(np.abs(np.diff(z[p:q][~seg.outlier[p:q]]))), HIDDEN_CHANGE * median(f.noise.sigma))
+        calm = max(median(np.abs(np.diff(z[p:q][~seg.outlier[p:q]]))), MEDIAN_ABS_CHANGE * median(f.noise.sigma))
         if median(np.abs(np.diff(z[a:b][keep]))) > HIDDEN_SCATTER * calm or not _mostly_below(f, a, b, keep, gi, s):
             continue
         added += [a, b]
@@ -140,7 +139,8 @@ def _mostly_below(f, a: int, b: int, keep: np.ndarray, gi: int, s: dict) -> bool
 def _lowest_stretch(z: np.ndarray, w: np.ndarray, lmin: int) -> tuple[int, int, float] | None:
     """The stretch [a, b) of at least lmin points (at most half of them, lmin or more on either side) whose
     weighted mean lies below the rest's with the largest gain (the weighted sum of squares two cuts there
-    explain): lengths growing by HIDDEN_GROWTH, then every start and end within half the best length (at most HIDDEN_REACH) refined."""
+    explain): lengths growing by HIDDEN_GROWTH, then every start and end within half the best length (at
+    most HIDDEN_REACH) refined."""
     n = len(z)
     ws = np.concatenate([[0.0], np.cumsum(w)])
     zs = np.concatenate([[0.0], np.cumsum(w * z)])

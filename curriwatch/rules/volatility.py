@@ -12,7 +12,7 @@ from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst
 from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
-from ..stats import binomial_tail, median
+from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
 from .regression import held_zone, regression_signal, regression_spans
 
@@ -45,7 +45,6 @@ BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
-MEDIAN_CHANGE = 0.954  # the median |change| between two points of unit noise (sqrt 2 x 0.6745)
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
                        # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound)
 SUSTAINED = ("switching", "oscillation")
@@ -222,9 +221,9 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     """A burst read from its points rather than their ranks: after graduation, SCATTER_POINTS or more points
     each SCATTER_NOISE noise sds and `threshold` x the range off the held level (above or below), each within
     `dip_points` of the last, whose changes between neighbours (on the noise model's scale) are BURST_RATIO x
-    the rest's (a fall or a level shift moves its points together, a burst scatters them), with the median of the `min_points` points
-    after it back in the held zone, unless the env's other points that far off make such a group likely by
-    chance. A rank scan weighs each large change no more than the top of the noise: a burst of twenty
+    the rest's (a fall or a level shift moves its points together, a burst scatters them), with the median
+    of the `min_points` points after it back in the held zone, unless the env's other points that far off
+    make such a group likely by chance. A rank scan weighs each large change no more than the top of the noise: a burst of twenty
     evals in a few hundred ranks too little, though every other point of it lies far off the level."""
     width = volatility_width(env)
     if not width > 0 or not s["dip_points"]:
@@ -249,7 +248,7 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
         rest = np.concatenate([change[first: a], change[b:]])
         # the rest's changes, never below what the noise model makes of a change (a rate's lattice at its bound
         # hardly changes at all: a fall away from it shows the model's full noise)
-        calm = max(median(rest), MEDIAN_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)))
+        calm = max(median(rest), MEDIAN_ABS_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)))
         if not len(rest) or not median(inside) >= BURST_RATIO * calm:
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
