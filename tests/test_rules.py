@@ -1339,3 +1339,15 @@ def test_heavy_noise_at_a_held_level_makes_no_hidden_fall(tmp_path):
                     ("graduated_regression", "performance_volatility"), seed=seed)
         got, _run = run_case(case, tmp_path / str(seed))
         check(case, got)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_fall_from_a_rates_bound_is_no_ranked_burst(tmp_path, seed):
+    """Evals of 8 trials at ~0.99 (nearly all 1.0: their second differences mostly zero) fall to 0.5 for 30
+    and come back. Against those zeros the binomial noise at 0.5 ranks as high as a burst (the rank scan
+    found one in 2 of 3 seeds); its changes are no more than the model's own: a regression."""
+    case = Case("ranked fall", {"a": E(eval="0.1b8x5 0.3b8x5 0.6b8x5 0.99b8x200 0.5b8x30 0.99b8x150")},
+                [("graduated_regression", "a", "critical", 10750, 50)], ("graduated_regression", "performance_volatility"),
+                seed=seed)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

@@ -10,7 +10,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
-from ..bursts import burst
+from ..bursts import burst, second_differences
 from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
@@ -43,6 +43,7 @@ BURST_Z_SHORT = 4.5  # ... or this in a series of up to SHORT_SERIES points afte
 SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
+MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
@@ -346,6 +347,13 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO):
         return []
     a, e = g + b.first, g + b.last
+    if f.noise.kind == "binomial":
+        # its changes beyond what the binomial model itself makes too: a rate's lattice at its bound hardly
+        # changes, and a fall away from it shows the model's full noise, which ranks as high as a burst
+        # against those zeros
+        inside = median(second_differences(f.noise.z[max(g, a - 1): e + 2]))
+        if not inside >= BURST_RATIO * MEDIAN_SECOND_DIFFERENCE * median(np.asarray(f.noise.sigma, dtype=np.float64)):
+            return []
     y = f.series.values
     if a - g < k:
         return []
