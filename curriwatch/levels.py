@@ -659,9 +659,39 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
         for a, end in groups:
             if _rise_stair(levels, a) and end - a - 1 >= _changes_needed(seg, phases[a + 2: end]):
                 a += 1  # its first low phase is a stair of the learning rise before it
+            if _chance_lows(seg, series, phases[a: end + 1]):
+                continue
             episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a))
         k = m + 1
     return episodes
+
+
+def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
+    """Whether fewer than two of a chain's low phases stand out of the series' brief dips: a low phase of r
+    points is one when the series' points below the chain's middle in runs shorter than SHORT_PHASE_POINTS,
+    outside the chain, come so often that n x their rate ** r exceeds CHANCE_PHASE (a rate whose noise is now
+    and then a deep drop bunches two or three of them now and then; a fall among such drops then reads as
+    switching and hides as one)."""
+    levels = np.array([p[2] for p in phases])
+    hi, lo = float(np.max(levels)), float(np.min(levels))
+    v = series.values
+    n = len(v)
+    a, b = int(seg.bounds[phases[0][0]]), int(seg.bounds[phases[-1][1] + 1])
+    outside = n - (b - a)
+    if outside < LONG_SERIES_POINTS:
+        return False
+    below = v < (hi + lo) / 2
+    brief = np.zeros(n, bool)
+    edges = np.diff(np.concatenate([[0], below.astype(np.int8), [0]]))
+    for s0, e0 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+        if e0 - s0 < SHORT_PHASE_POINTS:
+            brief[s0:e0] = True
+    rate = (int(np.count_nonzero(brief)) - int(np.count_nonzero(brief[a:b]))) / outside
+    if not rate > 0:
+        return False
+    real = sum(1 for p in phases if p[2] < (hi + lo) / 2
+               and n * rate ** (int(seg.bounds[p[1] + 1]) - int(seg.bounds[p[0]])) <= CHANCE_PHASE)
+    return real < 2
 
 
 def _rise_stair(levels: np.ndarray, a: int) -> bool:
