@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .envdata import EnvData, Series
+from .incidents import runs_of_true
 from .segments import Noise, Segments, build_segments, noise_model, robust_sd, segment
 from .stats import centred_mean, median
 
@@ -682,10 +683,9 @@ def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
         return False
     below = v < (hi + lo) / 2
     brief = np.zeros(n, bool)
-    edges = np.diff(np.concatenate([[0], below.astype(np.int8), [0]]))
-    for s0, e0 in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
-        if e0 - s0 < SHORT_PHASE_POINTS:
-            brief[s0:e0] = True
+    for s0, e0 in runs_of_true(below):
+        if e0 - s0 + 1 < SHORT_PHASE_POINTS:
+            brief[s0: e0 + 1] = True
     rate = (int(np.count_nonzero(brief)) - int(np.count_nonzero(brief[a:b]))) / outside
     if not rate > 0:
         return False
