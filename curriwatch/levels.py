@@ -674,14 +674,14 @@ def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
     and then a deep drop bunches two or three of them now and then; a fall among such drops then reads as
     switching and hides as one)."""
     levels = np.array([p[2] for p in phases])
-    hi, lo = float(np.max(levels)), float(np.min(levels))
+    mid = (float(np.max(levels)) + float(np.min(levels))) / 2
     v = series.values
     n = len(v)
     a, b = int(seg.bounds[phases[0][0]]), int(seg.bounds[phases[-1][1] + 1])
     outside = n - (b - a)
     if outside < LONG_SERIES_POINTS:
         return False
-    below = v < (hi + lo) / 2
+    below = v < mid
     brief = np.zeros(n, bool)
     for s0, e0 in runs_of_true(below):
         if e0 - s0 + 1 < SHORT_PHASE_POINTS:
@@ -689,7 +689,7 @@ def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
     rate = (int(np.count_nonzero(brief)) - int(np.count_nonzero(brief[a:b]))) / outside
     if not rate > 0:
         return False
-    real = sum(1 for p in phases if p[2] < (hi + lo) / 2
+    real = sum(1 for p in phases if p[2] < mid
                and n * rate ** (int(seg.bounds[p[1] + 1]) - int(seg.bounds[p[0]])) <= CHANCE_PHASE)
     return real < 2
 

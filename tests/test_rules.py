@@ -1122,17 +1122,29 @@ def test_a_slow_wave_in_heavy_noise_is_dated_near_where_it_leaves_the_held_level
     assert w.type == "performance_volatility" and 3160 <= w.first_step <= 3160 + 150
 
 
+def _contaminated(seed: int, n: int = 1500, share: float = 0.08) -> np.ndarray:
+    """A rate at its bound (16 trials: 1 or 15/16) whose noise is now and then (`share` of points) a deep drop
+    anywhere in [0.05, 0.7], after a 20-point rise."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < share, rng.uniform(0.05, 0.7, n), 1.0 - rng.integers(0, 2, n) / 16)
+    y[:20] = np.linspace(0.05, 0.95, 20)
+    return y
+
+
+def _beside_a_steady_sibling(y: np.ndarray) -> dict:
+    """Envs of a case: `y` as env a's training series, beside a sibling b that learns and holds steadily
+    (it shows the run's scale)."""
+    return {"a": E(train=" ".join(f"{v:.4f}" for v in y)), "b": E(train="0.1+0.05x18 0.95~0.02x1482")}
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_rare_deep_drops_that_bunch_by_chance_are_no_swings(tmp_path, seed):
     """A rate held near its bound whose noise is mostly the lattice's but now and then (8 % of points) a deep
     drop: somewhere in 1,500 points a few drops bunch within 30 points, and their changes make a spread far
     beyond the calm windows'. The series' big changes elsewhere, at their rate, bunch that much in some
     stretch that long more often than 5 % of the time: chance, not swings (third corpus seed 33)."""
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(1500) < 0.08, rng.uniform(0.05, 0.7, 1500), 1.0 - rng.integers(0, 2, 1500) / 16)
-    y[:20] = np.linspace(0.05, 0.95, 20)
-    case = Case("bunched drops", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
-                                  "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+    y = _contaminated(seed)
+    case = Case("bunched drops", _beside_a_steady_sibling(y), [])
     got, _run = run_case(case, tmp_path)
     assert [w.first_step for w in got if w.evidence.get("kind") == "swings"] == []
 
@@ -1143,11 +1155,8 @@ def test_an_early_pair_of_deep_drops_in_outlier_noise_is_chance(tmp_path, seed):
     had come yet. Whether such a run is chance is judged by the env's lone deep points over its whole life
     after graduation (dozens), not only those before it (third corpus seed 32: an ML-Agents rate in
     beta-binomial noise)."""
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(1500) < 0.08, rng.uniform(0.05, 0.7, 1500), 1.0 - rng.integers(0, 2, 1500) / 16)
-    y[:20] = np.linspace(0.05, 0.95, 20)
-    case = Case("early pair", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
-                               "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+    y = _contaminated(seed)
+    case = Case("early pair", _beside_a_steady_sibling(y), [])
     got, _run = run_case(case, tmp_path)
     assert [w.first_step for w in got if w.evidence.get("kind") == "dip" and w.first_step < 1000] == []
 
@@ -1254,15 +1263,6 @@ def test_a_fall_to_a_noisier_level_and_back_is_no_scattered_burst(tmp_path):
     assert [i.type for i in got] == ["graduated_regression"], got
 
 
-def _contaminated(seed: int, n: int = 1500, share: float = 0.08) -> np.ndarray:
-    """A rate at its bound (16 trials: 1 or 15/16) whose noise is now and then (`share` of points) a deep drop
-    anywhere in [0.05, 0.7], after a 20-point rise."""
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(n) < share, rng.uniform(0.05, 0.7, n), 1.0 - rng.integers(0, 2, n) / 16)
-    y[:20] = np.linspace(0.05, 0.95, 20)
-    return y
-
-
 def test_deep_drops_that_bunch_by_chance_are_no_fall_and_no_dip(tmp_path):
     """Twelve 1,500-point series of a rate whose noise is a deep drop 8 % of the time: segmentation reads
     a few drops that came close together as a low level now and then (critical regressions and dips in
@@ -1271,8 +1271,7 @@ def test_deep_drops_that_bunch_by_chance_are_no_fall_and_no_dip(tmp_path):
     found = []
     for seed in range(12):
         y = _contaminated(seed)
-        case = Case("contaminated", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
-                                     "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+        case = Case("contaminated", _beside_a_steady_sibling(y), [])
         got, _run = run_case(case, tmp_path / str(seed))
         found += [(seed, i.type, i.first_step) for i in got
                   if i.type == "graduated_regression" or i.evidence.get("kind") == "dip"]
@@ -1287,8 +1286,7 @@ def test_a_fall_among_deep_drops_is_still_a_regression(tmp_path):
     for seed in range(6):
         y = _contaminated(seed)
         y[800:860] = 0.5 + (y[800:860] - 0.97) / 4
-        case = Case("fall among drops", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
-                                         "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [],
+        case = Case("fall among drops", _beside_a_steady_sibling(y), [],
                     config={"rules": {"performance_volatility": {"enabled": False}}})
         got, _run = run_case(case, tmp_path / str(seed))
         assert any(i.type == "graduated_regression" and abs(i.first_step - 8000) <= 20 for i in got), (seed, got)
@@ -1363,8 +1361,7 @@ def test_a_fall_among_deep_drops_does_not_read_as_switching(tmp_path):
     for seed in range(8):
         y = _contaminated(seed)
         y[800:860] = 0.5 + (y[800:860] - 0.97) / 4
-        case = Case("fall among drops", {"a": E(train=" ".join(f"{v:.4f}" for v in y)),
-                                         "b": E(train="0.1+0.05x18 0.95~0.02x1482")}, [])
+        case = Case("fall among drops", _beside_a_steady_sibling(y), [])
         got, _run = run_case(case, tmp_path / str(seed))
         falls += any(i.type == "graduated_regression" and abs(i.first_step - 8000) <= 20 for i in got)
     assert falls >= 7, falls

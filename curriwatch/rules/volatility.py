@@ -179,9 +179,7 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     a group likely by chance."""
     r = s["regression"]
     raw = sig["raw"]
-    value = sig["start"] + raw * sig["gain"]
-    noise = fit(env, sig["series"]).noise
-    sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    value, _noise, sd = _held_noise(env, sig)
     far = sig["after"] & (sig["baseline"] - value > DEEP_NOISE * sd)
     deep = far & (raw < DEEP_SHARE)
     low = sig["after"] & (raw < r["regression_threshold"])  # a dip's shallower points on its way back belong to it
@@ -224,16 +222,15 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     `dip_points` of the last, whose changes between neighbours (on the noise model's scale) are BURST_RATIO x
     the rest's (a fall or a level shift moves its points together, a burst scatters them), with the median
     of the `min_points` points after it back in the held zone, unless the env's other points that far off
-    make such a group likely by chance. A rank scan weighs each large change no more than the top of the noise: a burst of twenty
-    evals in a few hundred ranks too little, though every other point of it lies far off the level."""
+    make such a group likely by chance. A rank scan weighs each large change no more than the top of the
+    noise: a burst of twenty evals in a few hundred ranks too little, though every other point of it lies far
+    off the level."""
     width = volatility_width(env)
     if not width > 0 or not s["dip_points"]:
         return []
     r = s["regression"]
     raw, after = sig["raw"], sig["after"]
-    value = sig["start"] + raw * sig["gain"]
-    noise = fit(env, sig["series"]).noise
-    sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    value, noise, sd = _held_noise(env, sig)
     off = after & (np.abs(value - sig["baseline"]) > np.maximum(SCATTER_NOISE * sd, s["threshold"] * width))
     idx = np.flatnonzero(off)
     n_after = int(np.count_nonzero(after))
@@ -269,6 +266,15 @@ def _chain_by_chance(k: int, n: int, rate: float, gap: int, bound: float) -> boo
     """Whether a chain of k points, each within `gap` of the last, among n at `rate` each, is expected more than
     `bound` times by chance (however close together they came: the chain is what was looked for)."""
     return n * rate * (1.0 - (1.0 - rate) ** gap) ** (k - 1) > bound
+
+
+def _held_noise(env: EnvData, sig: dict):
+    """The regression signal's points in the series' own units, its noise model, and each point's noise sd
+    for judging it against the held level: the larger of the held level's and its own (a rate is noisier
+    away from its bound)."""
+    value = sig["start"] + sig["raw"] * sig["gain"]
+    noise = fit(env, sig["series"]).noise
+    return value, noise, np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
 
 
 def _group_by_chance(g: np.ndarray, n: int, rate: float, bound: float = CHANCE_RUNS) -> bool:
