@@ -247,8 +247,9 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     # top lies, never where the start is
     gained = np.array(gained)
     top = float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
-    if rates:  # one scale whatever they learned
-        return float(np.median(starts[gained] if gained.any() else starts)), top
+    if rates:  # one scale whatever they learned; when none did, a rate's own worst (0) is where a lesson
+        # it did not know starts (the median start of envs all at their top from their first point is the top)
+        return (float(np.median(starts[gained])) if gained.any() else min(0.0, float(starts.min()))), top
     if not gained.any():
         return None
     gain = float(np.median((tops - starts)[gained]))

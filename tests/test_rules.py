@@ -386,6 +386,15 @@ SHAPES = [
     Case("an env at its top from its first point that falls has regressed",
          {"a": E(train="88~2x180 40~2x120"), "b": E(train="5+10x9 92~2x291")},
          [("graduated_regression", "a", "critical", 1800, 0)], ("graduated_regression", "training_stagnation")),
+    # success rates where no env learned (two at their top from the first point, one that never learns):
+    # a rate's scale starts at its worst, 0, not at the median start of envs that began at their top
+    # (third corpus seed 35's tinker run: both top envs read as prolonged)
+    Case("rates at their top from the first point beside a never-learner have graduated",
+         {"a": E(train="0.88b64x300"), "b": E(train="0.9b64x300"), "c": E(train="0.13~0.01x300")},
+         [("training_stagnation", "c", "warning", 0, 0)], ("training_stagnation", "prolonged_training")),
+    Case("a rate at its top from the first point beside no learner that falls has regressed",
+         {"a": E(train="0.88b64x180 0.4b64x120"), "b": E(train="0.9b64x300"), "c": E(train="0.13~0.01x300")},
+         [("graduated_regression", "a", "critical", 1800, 0)], ("graduated_regression", "prolonged_training")),
     Case("an env flat near the start beside a learner has stalled",
          {"a": E(train="8~2x300"), "b": E(train="5+10x9 92~2x291")},
          [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
