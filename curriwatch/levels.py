@@ -659,7 +659,9 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
             else:
                 groups.append([a, end])
         for a, end in groups:
-            if _rise_stair(levels, a) and end - a - 1 >= _changes_needed(seg, phases[a + 2: end]):
+            if _rise_stair(levels, a):
+                if end - a - 1 < _changes_needed(seg, phases[a + 2: end]):
+                    continue  # without the stair too few changes are left: no switching
                 a += 1  # its first low phase is a stair of the learning rise before it
             if _chance_lows(seg, series, phases[a: end + 1]):
                 continue

@@ -573,6 +573,22 @@ def test_chance_dips_of_lattice_noise_in_a_long_series_are_not_switching(tmp_pat
     assert [w for w in got if w.type == "performance_volatility"] == []
 
 
+def test_a_learning_stair_is_no_phase_of_a_burst_read_as_switching(tmp_path):
+    """800 Atropos points that learn slowly to ~0.95, then burst for 111 steps from step 310. The segments
+    read the middle of the rise as one low phase, the held level high, the burst's first two points low
+    and the burst (its mean pulled down) high again: four changes, so switching from step 40 — and
+    graduation, never inside switching, came only after it, so the burst was learning noise. Without
+    its first phase (a stair of the rise) the chain has too few changes: no switching; the burst is."""
+    case = Case("burst after a slow approach", {
+        "a": E(train=_fixture_series("atropos_burst_after_slow_approach"), train_every=1)}, [])
+    got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    assert env.graduation_step < 310
+    (incident,) = got
+    assert (incident.type, incident.evidence["kind"]) == ("performance_volatility", "burst")
+    assert abs(incident.first_step - 310) <= 2
+
+
 def test_a_burst_of_short_phases_in_a_few_dozen_sparse_evals_is_switching(tmp_path):
     """In 47 sparse evals the same kind of chain (phases of 1-2 evals, 6 changes) is a burst."""
     case = Case("burst in sparse evals", {
