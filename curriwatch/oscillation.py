@@ -86,6 +86,8 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         top = float(ptp[a: b + 1].max())
         half = np.flatnonzero(ptp[a: b + 1] >= top / 2)
         a, b = a + int(half[0]), a + int(half[-1])
+        if out and a - (out[-1].last - start) < MIN_PERIODS * period:
+            a = out.pop().first - start  # the wave's envelope sank for under MIN_PERIODS periods: still one wave
         out.append(Oscillation(start + a, start + b, float(period), float(np.median(ptp[a: b + 1]))))
     return out
 

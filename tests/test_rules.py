@@ -429,6 +429,11 @@ SHAPES = [
     Case("a rate that oscillates all its life is volatility, not a stall",
          {"a": E(train="0.5w0.3p9~0.05x400"), "b": E(train="0.1+0.05x16 0.9~0.02x384")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
+    # a lifelong wave whose envelope sinks for under 3 periods is one wave, one incident (third corpus seed 43's
+    # WallJump: two incidents, the second from its 43rd period)
+    Case("a lifelong wave with a short lull is one incident",
+         {"a": E(train="0.5w0.3p8~0.05x200 0.5~0.05x20 0.5w0.3p8~0.05x200"), "b": E(train="0.1+0.05x16 0.9~0.02x400")},
+         [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
     # a return waving all its life has no learned range (segmentation reads a fast wave as noise about one
     # level): judged against its noise alone, it is volatility, not an env that never learned
     Case("a return that oscillates all its life is volatility, not a stall",
