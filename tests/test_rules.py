@@ -429,6 +429,11 @@ SHAPES = [
     Case("a rate that oscillates all its life is volatility, not a stall",
          {"a": E(train="0.5w0.3p9~0.05x400"), "b": E(train="0.1+0.05x16 0.9~0.02x384")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
+    # square switching after a calm hold: a periodogram reads it as a wave too, whose envelope reaches half
+    # height half a period early; the first change of level dates it (third corpus seed 22's letter_count)
+    Case("square switching is dated by its first change, not a wave's envelope",
+         {"a": E(train="0.1+0.05x16 0.85~0.05x70 (0.5~0.05x15 0.87~0.05x15)x6", train_every=1)},
+         [("performance_volatility", "a", "warning", 86, 2)], ("performance_volatility",)),
     # a lifelong wave whose envelope sinks for under 3 periods is one wave, one incident (third corpus seed 43's
     # WallJump: two incidents, the second from its 43rd period)
     Case("a lifelong wave with a short lull is one incident",
@@ -771,9 +776,9 @@ def test_a_burst_does_not_date_switching_it_is_part_of():
     first change of level dates the event. Beside swings or a dip the burst's start stands."""
     from curriwatch.rules.volatility import _merged
 
-    def ev(kind, first, last, weight=0, phase=0.0):
+    def ev(kind, first, last, weight=0, phase=0.0, square=True):
         return {"kind": kind, "split": "train", "first_step": first, "last_step": last, "weight": weight,
-                "phase_steps": phase, "series_last_step": 1000}
+                "phase_steps": phase, "series_last_step": 1000, "square": square}
 
     burst = ev("burst", 810, 922)
     (switching,) = _merged([burst, ev("switching", 836, 922, weight=8, phase=13.0)])
@@ -782,6 +787,13 @@ def test_a_burst_does_not_date_switching_it_is_part_of():
     assert (swings["first_step"], swings["last_step"]) == (810, 930)
     (dip,) = _merged([ev("dip", 860, 870), burst])
     assert dip["first_step"] == 810
+    # a wave read from square switching, its envelope half a period early at most: the switching dates it;
+    # from a smooth wave (points in the middle third between its levels), or a period earlier, the wave does
+    wave = ev("oscillation", 825, 922, weight=4, phase=26.0)
+    assert _merged([wave, ev("switching", 836, 922, weight=8, phase=13.0)])[0]["first_step"] == 836
+    assert _merged([wave, ev("switching", 836, 922, weight=8, phase=13.0, square=False)])[0]["first_step"] == 825
+    assert _merged([ev("oscillation", 800, 922, weight=4, phase=26.0),
+                    ev("switching", 836, 922, weight=8, phase=13.0)])[0]["first_step"] == 800
 
 
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):

@@ -11,7 +11,7 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst, second_differences
-from ..levels import SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
+from ..levels import NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
 from .regression import held_zone, regression_signal, regression_spans
@@ -70,7 +70,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     # an env switching from its first point switches from its activation: points logged while it was
     # locked (evals of a lesson not yet trained) are no part of it
     active_from = next((iv.start_step for iv in env.timeline if iv.state != "locked"), None)
-    events = [_switching_event(ep, active_from) for ep in eps]
+    events = [_switching_event(env, ep, active_from) for ep in eps]
     for split in ("train", "eval"):
         events += _swings(env, split, s, width) + _waves(env, split, width) + _bursts(env, split, s, width)
     events += _dips(env, s) + _falls_back(env, s)
@@ -387,13 +387,19 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
              "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
 
 
-def _switching_event(ep, active_from: int | None) -> dict:
+def _switching_event(env: EnvData, ep, active_from: int | None) -> dict:
     first = ep.first_step
     if active_from is not None and first < active_from <= ep.last_step:
         first = active_from
+    series = getattr(env, ep.split)
+    v = series.values[(series.steps >= ep.first_step) & (series.steps <= ep.last_step)]
+    third = (ep.high - ep.low) / 3
+    # a square wave: its points lie at its two levels, next to none in the middle third between them (a
+    # smooth wave spends a fifth of its time there)
+    square = bool(len(v)) and float(np.mean((v > ep.low + third) & (v < ep.high - third))) <= NO_RANGE_MIDDLE
     return {"kind": "switching", "split": ep.split, "first_step": first, "last_step": ep.last_step,
             "changes": ep.changes, "high": ep.high, "low": ep.low, "phase_steps": ep.phase_steps,
-            "series_last_step": ep.series_last_step, "weight": ep.changes}
+            "series_last_step": ep.series_last_step, "weight": ep.changes, "square": square}
 
 
 @lru_cache(maxsize=None)
@@ -568,12 +574,20 @@ def _merged(events: list[dict]) -> list[dict]:
     latest end; the message and evidence of the switching one (else the larger). A sustained event
     also takes in one that adjoins it (see ADJOINING_PHASES). Where switching or oscillation is among
     them, a burst does not date the event: a change of level dates switching to the point, while a
-    burst's changes of size blur its start."""
+    burst's changes of size blur its start; nor, where the switching is a square wave (its points at its two
+    levels), does an oscillation (read from the same switching) that begins less than half its period before
+    it: its envelope blurs its start over a period (a smooth wave's envelope dates it better)."""
     out = []
     for ev, *members in _groups(events):
         kinds = {e["kind"] for e in members}
-        if "burst" in kinds and kinds & set(SUSTAINED):
-            ev = dict(ev, first_step=_groups([e for e in members if e["kind"] != "burst"])[0][0]["first_step"])
+        dating = [e for e in members if e["kind"] != "burst"] if kinds & set(SUSTAINED) else members
+        switched = [e for e in members if e["kind"] == "switching"]
+        if switched and all(e["square"] for e in switched):  # (a few sparse evals of a smooth wave may miss its middle)
+            # a square wave's envelope reaches half height up to half a period early: its changes date it
+            first = min(e["first_step"] for e in switched)
+            dating = [e for e in dating if e["kind"] != "oscillation" or e["first_step"] < first - e["phase_steps"] / 2]
+        if dating and len(dating) < len(members):
+            ev = dict(ev, first_step=_groups(dating)[0][0]["first_step"])
         out.append(ev)
     return out
 
