@@ -1407,3 +1407,30 @@ def test_a_fall_among_deep_drops_does_not_read_as_switching(tmp_path):
         got, _run = run_case(case, tmp_path / str(seed))
         falls += any(i.type == "graduated_regression" and abs(i.first_step - 8000) <= 20 for i in got)
     assert falls >= 7, falls
+
+
+def test_a_gradual_fall_cut_into_stairs_is_dated_on_one_ramp():
+    """Segmentation cuts a gradual fall into a staircase: a short segment on the way down (its mean just
+    under the line), then the bottom. A ramp only down to the first stair, fitted through noisy points,
+    reaches the line early; one ramp down to the bottom, which fits the fall as well as the stairs do, crosses
+    it where the true ramp does (third corpus seed 28's Pyramids was dated 5 summary periods early)."""
+    from curriwatch.rules.regression import _crossed
+
+    class Stairs:
+        def __init__(self, bounds, level):
+            self.bounds, self.level = bounds, level
+
+        def __len__(self):
+            return len(self.level)
+
+    crossing = 50 + 0.15 / 0.5 * 40  # where the true ramp (1.0 down to 0.5 over points 50..90) reaches 0.85
+    bounds = np.array([0, 50, 76, 150])
+    segment = np.repeat(np.arange(3), np.diff(bounds))
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        raw = np.concatenate([np.full(50, 1.0), np.linspace(1.0, 0.5, 41)[1:], np.full(60, 0.5)]) + rng.normal(0, 0.08, 150)
+        level = np.array([raw[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:])])
+        assert level[1] < 0.85 < level[0]  # the first stair already lies under the line
+        sig = {"segments": Stairs(bounds, level), "segment": segment, "raw": raw, "ratio": level[segment],
+               "outlier": np.zeros(150, bool), "after": np.ones(150, bool)}
+        assert abs(_crossed(sig, 50, 149, 0.85) - crossing) <= 3, seed

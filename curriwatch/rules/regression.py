@@ -281,7 +281,8 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     """Where the fall crossed the regression line. A gradual fall is cut by segmentation somewhere on
     its way down (the segment before still holds its first fallen points, or the low segment its last
     points above the line), so the fall is fitted as a ramp from the level before to the low segment's
-    level (`_ramp`; a sudden fall is a ramp of one step) and dated at the first point below the line
+    level, or to a lower one where segmentation cut the fall into stairs (`_foot`, `_ramp`; a sudden fall is
+    a ramp of one step) and dated at the first point below the line
     at or after where the ramp crosses it. Without a level above the line before, the span's first
     point, or earlier where the points just before it are already below the line. Outliers aside;
     never before the first held point."""
@@ -290,8 +291,7 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     ratio = sig["ratio"]
     if i0 > first and ratio[i0 - 1] > line > ratio[i0]:
         lo = max(first, int(seg.bounds[index[i0 - 1]]), i0 - RAMP_POINTS)
-        hi = min(i1 + 1, int(seg.bounds[index[i0] + 1]), i0 + RAMP_POINTS)
-        c = lo + _ramp(sig["raw"][lo:hi], ~sig["outlier"][lo:hi], float(ratio[i0 - 1]), float(ratio[i0]), line)
+        c = lo + _foot(sig, i0, i1, lo, float(ratio[i0 - 1]), line)[1]
         j = min(max(int(np.ceil(c)), first), i1)
         while j < i1 and (sig["outlier"][j] or sig["raw"][j] >= line):
             j += 1
@@ -304,10 +304,32 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     return j
 
 
-def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float) -> float:
+def _foot(sig: dict, i0: int, i1: int, lo: int, high: float, line: float) -> tuple[int, float]:
+    """The segment where a fall whose low segment begins at point i0 ends, and where its ramp crosses `line`:
+    segmentation cuts a gradual fall into a staircase of segments, each lower than the one before; the
+    next segment belongs to the fall while one ramp from `high` down to its level fits the points from
+    `lo` to its end no worse than the ramp to the level before and that level held to there (a level the
+    fall rested on ends it). Within the span (up to point i1) and RAMP_POINTS of i0; the index is from `lo`."""
+    seg, raw, ratio, keep = sig["segments"], sig["raw"], sig["ratio"], ~sig["outlier"]
+    k = int(sig["segment"][i0])
+    cap = min(i1 + 1, i0 + RAMP_POINTS)
+    hi = min(cap, int(seg.bounds[k + 1]))
+    c, sse = _ramp(raw[lo:hi], keep[lo:hi], high, float(ratio[i0]), line)
+    while k + 1 < len(seg) and int(seg.bounds[k + 2]) <= cap and seg.level[k + 1] < seg.level[k]:
+        b = int(seg.bounds[k + 2])
+        low = float(ratio[int(seg.bounds[k + 1])])
+        c2, sse2 = _ramp(raw[lo:b], keep[lo:b], high, low, line)
+        rest = raw[hi:b][keep[hi:b]]
+        if not sse2 <= sse + float(np.sum((rest - low) ** 2)):
+            break
+        k, hi, c, sse = k + 1, b, c2, sse2
+    return k, c
+
+
+def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float) -> tuple[float, float]:
     """Least-squares ramp through y: `high` up to point a, `low` from point b on (a < b), a straight
     line between; returns the (fractional) index where it crosses `line`. Every (a, b) is scored at
-    once from prefix sums of the kept points."""
+    once from prefix sums of the kept points. Also returns the ramp's sum of squared residuals."""
     n = len(y)
     keep = keep & np.isfinite(y)
     w = keep.astype(float)
@@ -338,7 +360,7 @@ def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float)
     var = sse[k] / max(s0[n] - 3, 1)
     if sse[ks] - sse[k] < RAMP_CHI2 * var:
         k = ks
-    return float(a[k] + (b[k] - a[k]) * (high - line) / (high - low))
+    return float(a[k] + (b[k] - a[k]) * (high - line) / (high - low)), float(sse[k])
 
 
 DENSER_TRAIN = 2  # a fall found in evals is dated on training with this many times their points ...
