@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .incidents import runs_of_true
+from .levels import JOIN_SPANS
 from .segments import robust_sd
 from .stats import centred_mean
 
@@ -86,8 +87,11 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
         top = float(ptp[a: b + 1].max())
         half = np.flatnonzero(ptp[a: b + 1] >= top / 2)
         a, b = a + int(half[0]), a + int(half[-1])
-        if out and a - (out[-1].last - start) < MIN_PERIODS * period:
-            a = out.pop().first - start  # the wave's envelope sank for under MIN_PERIODS periods: still one wave
+        if out and a - (out[-1].last - start) <= JOIN_SPANS * max(b - a, out[-1].last - out[-1].first):
+            # the wave's envelope sank for less than twice the longer stretch (a wave whose phase drifts, as
+            # CleanRL's per-episode points at irregular steps do, loses the fixed line's phase now and then):
+            # one unstable period, as switching's episodes are
+            a = out.pop().first - start
         out.append(Oscillation(start + a, start + b, float(period), float(np.median(ptp[a: b + 1]))))
     return out
 

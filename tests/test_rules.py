@@ -434,10 +434,14 @@ SHAPES = [
     Case("square switching is dated by its first change, not a wave's envelope",
          {"a": E(train="0.1+0.05x16 0.85~0.05x70 (0.5~0.05x15 0.87~0.05x15)x6", train_every=1)},
          [("performance_volatility", "a", "warning", 86, 2)], ("performance_volatility",)),
-    # a lifelong wave whose envelope sinks for under 3 periods is one wave, one incident (third corpus seed 43's
-    # WallJump: two incidents, the second from its 43rd period)
+    # a lifelong wave whose envelope sinks for less than twice its longer stretch is one wave, one incident
+    # (third corpus seed 43's WallJump: two incidents, the second from its 43rd period; seed 49's CleanRL
+    # CartPole, its phase drifting with per-episode points at irregular steps: twelve)
     Case("a lifelong wave with a short lull is one incident",
          {"a": E(train="0.5w0.3p8~0.05x200 0.5~0.05x20 0.5w0.3p8~0.05x200"), "b": E(train="0.1+0.05x16 0.9~0.02x400")},
+         [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
+    Case("a lifelong wave with a lull of five periods is one incident",
+         {"a": E(train="0.5w0.3p8~0.05x200 0.5~0.05x40 0.5w0.3p8~0.05x200"), "b": E(train="0.1+0.05x16 0.9~0.02x420")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),
     # a return waving all its life has no learned range (segmentation reads a fast wave as noise about one
     # level): judged against its noise alone, it is volatility, not an env that never learned
