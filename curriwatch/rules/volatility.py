@@ -576,7 +576,8 @@ def _merged(events: list[dict]) -> list[dict]:
     them, a burst does not date the event: a change of level dates switching to the point, while a
     burst's changes of size blur its start; nor, where the switching is a square wave (its points at its two
     levels), does an oscillation (read from the same switching) that begins less than half its period before
-    it: its envelope blurs its start over a period (a smooth wave's envelope dates it better)."""
+    it: its envelope blurs its start over a period (a smooth wave's envelope dates it better), and the
+    switching describes the event."""
     out = []
     for ev, *members in _groups(events):
         kinds = {e["kind"] for e in members}
@@ -586,6 +587,9 @@ def _merged(events: list[dict]) -> list[dict]:
             # a square wave's envelope reaches half height up to half a period early: its changes date it
             first = min(e["first_step"] for e in switched)
             dating = [e for e in dating if e["kind"] != "oscillation" or e["first_step"] < first - e["phase_steps"] / 2]
+            if ev["kind"] == "oscillation":  # and describe it: a wave's line is read in any square wave
+                ev = dict(max(switched, key=lambda e: e["weight"]), first_step=ev["first_step"],
+                          last_step=ev["last_step"], series_last_step=ev["series_last_step"])
         if dating and len(dating) < len(members):
             ev = dict(ev, first_step=_groups(dating)[0][0]["first_step"])
         out.append(ev)
