@@ -569,12 +569,17 @@ def test_a_dip_just_before_switching_sets_in_is_the_switching(tmp_path):
     assert (incident.type, incident.first_step, incident.evidence["kind"]) == ("performance_volatility", 480, "switching")
 
 
-def _fixture_series(name: str) -> str:
-    """A committed series (tests/fixtures/series/NAME.txt: a comment line, then the values) in the notation."""
+def _fixture_lines(name: str) -> list[str]:
+    """A committed fixture's series lines (tests/fixtures/series/NAME.txt, comment lines aside)."""
     from pathlib import Path
 
     lines = (Path(__file__).parent / "fixtures" / "series" / f"{name}.txt").read_text().splitlines()
-    return " ".join(line for line in lines if not line.startswith("#"))
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _fixture_series(name: str) -> str:
+    """A committed series (tests/fixtures/series/NAME.txt: a comment line, then the values) in the notation."""
+    return " ".join(_fixture_lines(name))
 
 
 def test_chance_dips_of_lattice_noise_in_a_long_series_are_not_switching(tmp_path):
@@ -601,6 +606,19 @@ def test_a_learning_stair_is_no_phase_of_a_burst_read_as_switching(tmp_path):
     (incident,) = got
     assert (incident.type, incident.evidence["kind"]) == ("performance_volatility", "burst")
     assert abs(incident.first_step - 310) <= 2
+
+
+def test_a_wave_from_its_best_level_is_dated_from_activation(tmp_path):
+    """A per-env NLL that waves all its life from its first point, where it is at its best: its first half
+    period falls from the better level to the worse one before the first change that segmentation reads.
+    Learning climbs into switching; falling from the better level is the wave's own first half: dated from
+    activation (step 1), not from step 28."""
+    train, evals = _fixture_lines("userprof_nll_wave_from_its_best")
+    case = Case("wave from its best", {"a": E(train=train, train_every=1, start=1, eval=evals, eval_every=10)}, [],
+                config={"performance_metric": "nll", "direction": "lower"}, metric="nll")
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert (incident.type, incident.first_step) == ("performance_volatility", 1)
 
 
 def test_a_burst_of_short_phases_in_a_few_dozen_sparse_evals_is_switching(tmp_path):

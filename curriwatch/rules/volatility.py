@@ -598,9 +598,10 @@ def _merged(events: list[dict]) -> list[dict]:
 
 def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
     """Switching or oscillation found within LIFELONG_PHASES of its phases (half periods) of the env's
-    activation, before any graduation, with the points before it at one of its two levels or crossing
-    between them back and forth: the env has done so since its activation (a wave's envelope, a first
-    phase, reach their height a little late). A learning rise through its levels is no part of it."""
+    activation, before any graduation, with the points before it at one of its two levels, crossing
+    between them back and forth, or falling from the better one: the env has done so since its activation
+    (a wave's envelope, a first phase, reach their height a little late). A learning rise through its
+    levels is no part of it."""
     if ev["kind"] not in SUSTAINED or active_from is None or ev["first_step"] <= active_from \
             or (env.graduation_step is not None and env.graduation_step < ev["first_step"]):
         return ev
@@ -617,8 +618,10 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
         q10, q90 = np.quantile(before, 0.1), np.quantile(before, 0.9)
         at_one = any(q10 >= lv - BAND_SLACK * band and q90 <= lv + BAND_SLACK * band for lv in (ev["low"], ev["high"]))
         side = before > (ev["high"] + ev["low"]) / 2
-        if not at_one and np.count_nonzero(side[1:] != side[:-1]) < 2:
-            return ev  # a rise (or fall) through its levels: learning before it
+        # from the better level down is the wave's first half (learning climbs, it does not fall)
+        better_first = median(before[:FIRST_POINTS]) >= ev["high"] - BAND_SLACK / 2 * band
+        if not at_one and not better_first and np.count_nonzero(side[1:] != side[:-1]) < 2:
+            return ev  # a rise through its levels: learning before it
     return dict(ev, first_step=int(active_from))
 
 
