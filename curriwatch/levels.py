@@ -659,7 +659,7 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
             else:
                 groups.append([a, end])
         for a, end in groups:
-            if _rise_stair(levels, a):
+            if _rise_stair(levels, a, _level_before(seg, series, phases[a]) if a == 0 else None):
                 if end - a - 1 < _changes_needed(seg, phases[a + 2: end]):
                     continue  # without the stair too few changes are left: no switching
                 a += 1  # its first low phase is a stair of the learning rise before it
@@ -697,14 +697,22 @@ def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
     return real < 2
 
 
-def _rise_stair(levels: np.ndarray, a: int) -> bool:
+def _rise_stair(levels: np.ndarray, a: int, before: float | None = None) -> bool:
     """Whether phase a, the first of a switching chain, is a low phase that the phase before it climbed
     to from further down (beyond RETURN_TOLERANCE x the chain's gap): a stair of a learning rise that
-    the chain's low level happens to match, not one of its phases."""
-    if a < 1 or a + 1 >= len(levels) or not levels[a] < levels[a + 1]:
+    the chain's low level happens to match, not one of its phases. `before`: the level before the first
+    phase of all, where no phase precedes it (a two-level reading leaves a rise below both levels out)."""
+    prev = levels[a - 1] if a >= 1 else before
+    if prev is None or a + 1 >= len(levels) or not levels[a] < levels[a + 1]:
         return False
     gap = levels[a + 1] - levels[a]
-    return bool(levels[a - 1] < levels[a] - RETURN_TOLERANCE * gap)
+    return bool(prev < levels[a] - RETURN_TOLERANCE * gap)
+
+
+def _level_before(seg: Segments, series: Series, phase: tuple) -> float | None:
+    """The median of the points just before a phase (as many as it holds), or None at the series' start."""
+    a, b = int(seg.bounds[phase[0]]), int(seg.bounds[phase[1] + 1])
+    return median(series.values[max(0, a - (b - a)): a]) if a > 0 else None
 
 
 def _changes_needed(seg: Segments, inner: list) -> int:

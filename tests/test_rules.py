@@ -621,6 +621,21 @@ def test_a_wave_from_its_best_level_is_dated_from_activation(tmp_path):
     assert (incident.type, incident.first_step) == ("performance_volatility", 1)
 
 
+def test_a_learning_rest_at_the_low_level_is_no_phase_of_later_switching(tmp_path):
+    """An Atropos env learns in stairs (a rest at ~0.67), holds ~0.91, then switches between ~0.91 and ~0.56
+    from step 181. Read two-level, the rise below both levels is left out, so the rest became the chain's
+    first phase with nothing before it, and switching ran from step 43 (before graduation, so dated from
+    activation). The points just before the rest lie far lower: it is a stair of the rise, and the
+    switching begins at its first change."""
+    train, evals = _fixture_lines("atropos_switching_after_a_learning_rest")
+    case = Case("switching after a learning rest", {"a": E(train=train, train_every=1, eval=evals, eval_every=5),
+                                                    "b": E(train="0.1+0.05x17 0.95~0.03x383", train_every=1)}, [])
+    got, _run = run_case(case, tmp_path)
+    (incident,) = got
+    assert (incident.type, incident.evidence["kind"]) == ("performance_volatility", "switching")
+    assert abs(incident.first_step - 181) <= 2
+
+
 def test_a_burst_of_short_phases_in_a_few_dozen_sparse_evals_is_switching(tmp_path):
     """In 47 sparse evals the same kind of chain (phases of 1-2 evals, 6 changes) is a burst."""
     case = Case("burst in sparse evals", {
