@@ -619,8 +619,7 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
         at_one = any(q10 >= lv - BAND_SLACK * band and q90 <= lv + BAND_SLACK * band for lv in (ev["low"], ev["high"]))
         side = before > (ev["high"] + ev["low"]) / 2
         # from the better level down is the wave's first half (learning climbs, it does not fall)
-        better_first = median(before[:FIRST_POINTS]) >= ev["high"] - BAND_SLACK / 2 * band
-        if not at_one and not better_first and np.count_nonzero(side[1:] != side[:-1]) < 2:
+        if not at_one and not _begins_at_the_better(before, ev) and np.count_nonzero(side[1:] != side[:-1]) < 2:
             return ev  # a rise through its levels: learning before it
     return dict(ev, first_step=int(active_from))
 
@@ -632,13 +631,18 @@ def _at_two_levels_from_the_better(before: np.ndarray, ev: dict) -> bool:
     if len(before) < FIRST_POINTS:
         return False
     hi, lo = ev["high"], ev["low"]
-    band = hi - lo
-    first = median(before[:FIRST_POINTS])  # series values are higher-is-better (see EnvData.show)
+    slack = BAND_SLACK / 2 * (hi - lo)  # at a level: not in the middle half between them (beyond either is at it)
+    begins = _begins_at_the_better(before, ev)
     if len(before) >= SMOOTH_POINTS:  # running medians: the noise about each level would blur it, a rise would not
         before = np.median(np.lib.stride_tricks.sliding_window_view(before, SMOOTH_POINTS), axis=1)
-    slack = BAND_SLACK / 2 * band  # at a level: not in the middle half between them (beyond either is at it)
     near = (before >= hi - slack) | (before <= lo + slack)
-    return bool(np.mean(near) >= NEAR_SHARE and first >= hi - slack)
+    return bool(np.mean(near) >= NEAR_SHARE and begins)
+
+
+def _begins_at_the_better(before: np.ndarray, ev: dict) -> bool:
+    """Whether points begin at a switching episode's better level: their first FIRST_POINTS' median within
+    a quarter of the gap of it, or beyond it (series values are higher-is-better, see EnvData.show)."""
+    return bool(len(before)) and median(before[:FIRST_POINTS]) >= ev["high"] - BAND_SLACK / 2 * (ev["high"] - ev["low"])
 
 
 def _groups(events: list[dict]) -> list[list[dict]]:
