@@ -291,7 +291,7 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     ratio = sig["ratio"]
     if i0 > first and ratio[i0 - 1] > line > ratio[i0]:
         lo = max(first, int(seg.bounds[index[i0 - 1]]), i0 - RAMP_POINTS)
-        c = lo + _foot(sig, i0, i1, lo, float(ratio[i0 - 1]), line)[1]
+        c = lo + _foot(sig, i0, i1, lo, float(ratio[i0 - 1]), line)
         j = min(max(int(np.ceil(c)), first), i1)
         while j < i1 and (sig["outlier"][j] or sig["raw"][j] >= line):
             j += 1
@@ -304,12 +304,13 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     return j
 
 
-def _foot(sig: dict, i0: int, i1: int, lo: int, high: float, line: float) -> tuple[int, float]:
-    """The segment where a fall whose low segment begins at point i0 ends, and where its ramp crosses `line`:
-    segmentation cuts a gradual fall into a staircase of segments, each lower than the one before; the
-    next segment belongs to the fall while one ramp from `high` down to its level fits the points from
-    `lo` to its end no worse than the ramp to the level before and that level held to there (a level the
-    fall rested on ends it). Within the span (up to point i1) and RAMP_POINTS of i0; the index is from `lo`."""
+def _foot(sig: dict, i0: int, i1: int, lo: int, high: float, line: float) -> float:
+    """Where the ramp of a fall whose low segment begins at point i0 crosses `line` (an index from `lo`), the
+    ramp reaching down to the segment where the fall ends: segmentation cuts a gradual fall into a staircase
+    of segments, each lower than the one before; the next segment belongs to the fall while one ramp from
+    `high` down to its level fits the points from `lo` to its end no worse than the ramp to the level before
+    and that level held to there (a level the fall rested on ends it). Within the span (up to point i1) and
+    RAMP_POINTS of i0."""
     seg, raw, ratio, keep = sig["segments"], sig["raw"], sig["ratio"], ~sig["outlier"]
     k = int(sig["segment"][i0])
     cap = min(i1 + 1, i0 + RAMP_POINTS)
@@ -323,7 +324,7 @@ def _foot(sig: dict, i0: int, i1: int, lo: int, high: float, line: float) -> tup
         if not sse2 <= sse + float(np.sum((rest - low) ** 2)):
             break
         k, hi, c, sse = k + 1, b, c2, sse2
-    return k, c
+    return c
 
 
 def _ramp(y: np.ndarray, keep: np.ndarray, high: float, low: float, line: float) -> tuple[float, float]:
