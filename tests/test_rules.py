@@ -13,6 +13,7 @@ from writers import write_tb
 RISE = "0.1+0.045x20"  # 20 evals (0..950) from 0.1 to ~0.95
 GRADUATED_AT_1000 = "1x20 2x60"  # state every 50: active 0..950, graduated 1000..3950
 TRAIN_TO_1000 = "0.1+0.01x86 0.95~0.02x10"  # train every 10 while active
+EXP_RISE = " ".join(f"{0.95 - 0.9 * np.exp(-k / 8):.3f}" for k in range(30))  # 0.05 -> 0.926, fast then slow
 
 MARKOV_DWELLS = [8, 21, 15, 77, 43, 158, 6, 17, 54, 68, 6, 6, 11, 68, 8, 19, 11, 37]
 CASES = [
@@ -522,6 +523,13 @@ SHAPES = [
     Case("held level after a late graduation",
          {"a": E(train="0.1+0.004x200 0.9+0.01x7 0.97~0.005x93", eval="0.1+0.02x40 0.9+0.01x7 0.97~0.005x43")},
          [], ("graduated_regression",)),
+    # evals that start late on a fast rise never see where the env began; training did (0.05): the fall to
+    # 0.71 keeps 73 % of the gain from there (a warning, crossing 0.85 of it at ~1550), not 7 % of the gain
+    # from the first eval's 0.69
+    Case("evals that start late on a fast rise: the start is where training began",
+         {"a": E(train=f"{EXP_RISE} 0.95~0.01x90 0.95-0.004x60 0.71~0.01x96",
+                 eval="_x2 0.692 0.812 0.876 0.910 0.95~0.01x18 0.95-0.02x12 0.71~0.01x20")},
+         [("graduated_regression", "a", "warning", 1550, 50)], ("graduated_regression",)),
 ]
 
 

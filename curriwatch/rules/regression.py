@@ -59,6 +59,12 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
         return None
     if gi >= 2:
         start = start_level(f, gi)
+        learn = fit(env, "learning")
+        if learn is not f and len(learn.series) and learn.series.steps[0] < perf.steps[0]:
+            # the judged series began after the env did (its evals start late on a fast rise): where the
+            # learning series stood before that is a start the judged series never saw
+            early = start_level(learn, int(np.searchsorted(learn.series.steps, perf.steps[0], "left")))
+            start = min(start, early) if early is not None else start
     else:
         learn = fit(env, "learning")
         li = int(np.searchsorted(learn.series.steps, g, "left"))
