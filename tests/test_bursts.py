@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from curriwatch.bursts import burst
-from curriwatch.rules.volatility import BURST_RATIO, BURST_Z
+from curriwatch.rules.volatility import BURST_RATIO, BURST_Z, burst_z_min
 
 
 def _noise(kind: str, n: int, rng) -> np.ndarray:
@@ -25,7 +25,7 @@ def test_white_noise_of_any_shape_holds_no_burst(kind, n):
     rng = np.random.default_rng(n)
     for _ in range(20):
         b = burst(_noise(kind, n, rng), 10, 10)
-        assert not (b.z >= BURST_Z and b.ratio >= BURST_RATIO), (kind, n, b)
+        assert not (b.z >= burst_z_min(n) and b.ratio >= BURST_RATIO), (kind, n, b)
 
 
 @pytest.mark.parametrize("kind,factor,slack", [("gauss", 6.0, 4), ("uniform", 6.0, 4), ("t3", 6.0, 20)])

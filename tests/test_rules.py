@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import curriwatch
+from curriwatch.rules import volatility
 from series import Case, EnvSeries as E, check, run_case
 from writers import write_tb
 
@@ -117,6 +118,13 @@ CASES = [
     # regression's, and noise that grows for good with a level it moved to is no burst
     Case("a burst of noise in a calm series", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.8~0.3x20 0.9~0.005x200")},
          [("performance_volatility", "a", "warning", 3090, 20)], ("performance_volatility",)),
+    # noise of 3 x the calm's over 40 of 340 points: its rank statistic (4.7, 4.7 for these two seeds) is
+    # beyond what white noise of that length reaches (the bar rises with the log of the points, from 4.5 at
+    # 200 points to 5.5 at 8,000), though under the 5.5 of the longest series
+    *(Case(f"a burst of 3 x the noise over 40 of 340 points (seed {seed})",
+           {"a": E(train="10+4x20 90~12x150 90~35x40 90~12x150")},
+           [("performance_volatility", "a", "warning", 1700, 20)], ("performance_volatility",), seed=seed)
+      for seed in (2, 7)),
     Case("a fall to a noisier level is no burst", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.5~0.2x200")},
          [("graduated_regression", "a", "critical", 3090, 0)], ("performance_volatility", "graduated_regression")),
     Case("noise that grows with a level it moved to is no burst",
@@ -739,17 +747,18 @@ def test_swings_at_the_level_a_regression_fell_to_are_the_regression(tmp_path):
     assert [(w.type, w.severity) for w in got] == [("graduated_regression", "critical")]
 
 
-def test_a_burst_in_light_tailed_noise_clipped_at_a_bound_swings(tmp_path):
+def test_a_burst_in_light_tailed_noise_clipped_at_a_bound_swings(tmp_path, monkeypatch):
     """An ML-Agents reward (third corpus) with uniform noise clipped at 1 and a 28-period burst: against
     1.5 x its quieter windows the burst's swings read 1.9 x the noise; light-tailed noise spreads its
     windows little, and against 1.2 x its median window they are swings (the burst began at step 279,000
-    here: the series starts at step 0). Its points far off the held level show it too (one incident); with
-    those (and dips) turned off, `dip_points: 0`, the swings alone find it."""
+    here: the series starts at step 0). Its points far off the held level and its changes' ranks show it
+    too (one incident); with those (and dips, `dip_points: 0`) turned off, the swings alone find it."""
     series = _fixture_series("mlagents_clipped_burst")
     case = Case("clipped burst", {"a": E(train=series, train_every=1000)}, [])
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert abs(incident.first_step - 279000) <= 4000, incident
+    monkeypatch.setattr(volatility, "burst_z_min", lambda n: np.inf)
     case = Case("clipped burst", {"a": E(train=series, train_every=1000)}, [],
                 config={"rules": NO_DIPS})
     got, _run = run_case(case, tmp_path / "swings")

@@ -38,9 +38,10 @@ NEAR_SHARE = 0.9  # ... and this share of them lie at one of its two levels (the
 SMOOTH_POINTS = 5  # this many points)
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
-BURST_Z = 5.5  # a burst's rank statistic must reach this (white noise of any shape: under 5.5 up to 8000 points) ...
-BURST_Z_SHORT = 4.5  # ... or this in a series of up to SHORT_SERIES points after graduation (sparse evals: white
-SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3)
+BURST_Z = 5.5  # a burst's rank statistic must reach this in a series of LONG_SERIES points (white noise of any shape stays under 5.5 up to 8000) ...
+BURST_Z_SHORT = 4.5  # ... this in a series of up to SHORT_SERIES points after graduation (sparse evals: white
+SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3) ...
+LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the points (the scan's maximum grows so under noise)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
@@ -348,7 +349,7 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     steps = f.series.steps
     g = int(np.searchsorted(steps, env.graduation_step, "left"))
     k = s["min_points"]
-    z_min = BURST_Z_SHORT if len(steps) - g <= SHORT_SERIES else BURST_Z
+    z_min = burst_z_min(len(steps) - g)
     b = burst(f.noise.z[g:], k, k, z_min)
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO):
         return []
@@ -385,6 +386,16 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
             return []
     return [{"kind": "burst", "split": split, "first_step": int(steps[a]), "last_step": int(steps[e]),
              "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
+
+
+def burst_z_min(n: int) -> float:
+    """The rank statistic a burst must reach in a series of n points after graduation: BURST_Z_SHORT up to
+    SHORT_SERIES points, BURST_Z from LONG_SERIES, linear in log n between (white noise of five shapes,
+    150 series each: a 99th percentile of 4.0-4.7 at 300-2,000 points, 4.4-4.8 at 5,000)."""
+    if n <= SHORT_SERIES:
+        return BURST_Z_SHORT
+    share = np.log(n / SHORT_SERIES) / np.log(LONG_SERIES / SHORT_SERIES)
+    return float(min(BURST_Z, BURST_Z_SHORT + (BURST_Z - BURST_Z_SHORT) * share))
 
 
 def _switching_event(env: EnvData, ep, active_from: int | None) -> dict:
