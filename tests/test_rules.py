@@ -673,6 +673,19 @@ def test_a_climber_whose_series_ends_in_a_wobble_has_not_graduated(tmp_path):
     assert [w.type for w in got] == ["prolonged_training"]
 
 
+def test_a_steady_riser_whose_last_window_lies_flat_has_not_stalled(tmp_path):
+    """An ML-Agents riser (0.15 -> 0.6 over 265 points, never flat) whose last 22 points happen to lie
+    flat, beside a sibling that learned to 0.9: the rise-then-flat fit breaks where the flat end fits best,
+    so the pace after the break, 2.6 standard errors below the rise's, is largely the fit's own choice.
+    Under two windows after the break the pace must fall 3 standard errors; a frozen learner's does by far
+    more."""
+    case = Case("riser with a flat end", {
+        "a": E(train=_fixture_series("mlagents_steady_riser_flat_end"), train_every=1000, start=1000),
+        "b": E(train="0.1+0.04x20 0.9~0.01x245", train_every=1000, start=1000)}, [])
+    got, run = run_case(case, tmp_path)
+    assert [(w.type, w.env_id) for w in got] == [("prolonged_training", "a")]
+
+
 def test_a_gradual_fall_is_dated_where_its_points_cross_the_line(tmp_path):
     """77 evals of a gradual fall: segmentation ends the held segment after the fall began, so that
     segment's last points are already below the regression line. first_step is the first point below
