@@ -16,7 +16,7 @@ from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
 from .lessons import judged_tracks, lesson_tracks, stage_timeline
 from .model import DataIssue
-from .profiles import all_profiles
+from .profiles import BUILTIN_PROFILES, all_profiles
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .graduation import inferred_timeline, sibling_climbs
@@ -53,6 +53,8 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             for info in ingest.runs}
     saved = {info.name: _saved_state(info, ingest.logdir, state_file, runs[info.name]) for info in ingest.runs}
     sign_of = _direction(config, {info.name: info for info in ingest.runs}, perf)
+    rolling = {info.name: BUILTIN_PROFILES[info.profile].rolling_mean_splits for info in ingest.runs
+               if info.profile in BUILTIN_PROFILES}
     base = {name: rule_settings(config, name) for name in RULES}
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
@@ -66,6 +68,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             env.cache["noise_reference"] = noise_refs[k]
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1
+            env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
         spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]

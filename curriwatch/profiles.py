@@ -83,6 +83,9 @@ class Profile:
     run_env: re.Pattern | None = None
     # metrics judged instead when a run logs no point of performance_metric, first present wins
     performance_fallbacks: tuple[str, ...] = ()
+    # splits whose performance series is a rolling mean over the last episodes (SB3's ep_rew_mean): one
+    # extreme batch of episodes enters its window in one step and leaves it in one step
+    rolling_mean_splits: tuple[str, ...] = ()
 
     def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         for pattern in self.patterns:
@@ -289,6 +292,9 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             performance_metric="ep_rew_mean",
             step_keys=("global_step",),  # W&B's sync_tensorboard rows carry the TensorBoard step here
             run_env=_SB3_DEFAULT_RUN,
+            # rollout/ep_rew_mean is the mean of ep_info_buffer, deque(maxlen=stats_window_size=100)
+            # (stable_baselines3/common/base_class.py, _setup_learn)
+            rolling_mean_splits=("train",),
             description="Stable-Baselines3: rollout/ep_rew_mean train and EvalCallback's eval/mean_reward "
             "(one metric, ep_rew_mean), rollout|eval success_rate and episode lengths; env = the run "
             "folder {tb_log_name}_{n}, or for a default name (PPO_1) the tensorboard_log folder above it",

@@ -146,6 +146,17 @@ def test_sb3_scan_gives_one_env_per_run_with_its_state(tmp_path):
     assert sorted((w["type"], w["env_id"]) for w in run["warnings"]) == [("eval_gap", "level_0_0"), ("eval_gap", "level_1_0")]
 
 
+def test_one_extreme_batch_passing_sb3s_rolling_mean_is_no_regression(tmp_path):
+    """rollout/ep_rew_mean is the mean of the last 100 episodes: one iteration at -400 (8 episodes) drops it
+    by ~49 in one dump and leaves the buffer 12 dumps later, in two (its episodes end either side of a dump)
+    — a boxcar, not a fall of the level, which enters such a mean as a ramp as long as its window (a drop
+    to 150 for 12 iterations)."""
+    SB3OnPolicy(tmp_path / "batch", seed=4).learn(expand(LEARNS + " -400 210~4x60", 4), tb_log_name="walker")
+    assert incidents(json_report(tmp_path / "batch")["runs"][0]) == []
+    SB3OnPolicy(tmp_path / "fall", seed=4).learn(expand(LEARNS + " 150~4x12 210~4x60", 4), tb_log_name="walker")
+    assert len(incidents(json_report(tmp_path / "fall")["runs"][0])) == 1  # the fall that came back is reported
+
+
 def test_sb3_run_still_learning_is_active(tmp_path):
     SB3OnPolicy(tmp_path, seed=3).learn(expand("10+2x100", 3), tb_log_name="walker")
     env = only_env(json_report(tmp_path)["runs"][0])

@@ -245,10 +245,44 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         # reports it); the points between the line and the zone on its way back count in those
         back_in = np.flatnonzero(ratio[b + 1:] >= zone) if resolved else np.array([], dtype=np.int64)
         dip = bool(len(back_in)) and int(keep[b + 1 + int(back_in[0])]) - i0 <= s["dip_points"]
+        if sig["series"] in env.cache.get("rolling_mean_splits", ()) and _batch_passing(sig, i0, i1, zone):
+            continue  # the point after it may be the series' last (an outlier to segmentation, so no resolve)
         spans.append({"first": i0, "last": i1, "critical": critical, "resolved": resolved, "dip": bool(dip),
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})
     return spans
+
+
+BATCH_EDGE = 0.75  # a rolling mean's fall is one batch passing its window when it enters and leaves in one or
+                  # two steps (the batch's episodes may end either side of a dump) of this share of the fall ...
+BATCH_MATCH = 0.35  # ... the two within this share of the larger of each other ...
+BATCH_FLAT = 0.35  # ... and the points between them within this share of the fall of their mean (sd)
+
+
+def _batch_passing(sig: dict, i0: int, i1: int, zone: float) -> bool:
+    """Whether the fall over points i0..i1 of a rolling mean over the last episodes (SB3's ep_rew_mean) is
+    one extreme batch of episodes passing through its window: down in a step or two, flat, and back in
+    a step or two by as much to the held zone — a real fall of the level enters such a mean as a ramp as
+    long as its window, and one batch leaves it as it entered. The span may hold the points back up
+    (segmentation leaves a lone last point of the series in the low segment)."""
+    y = sig["raw"]
+    back = np.flatnonzero(y[i0 + 1: i1 + 3] >= zone)  # within two points of its end
+    if i0 < 1 or not len(back):
+        return False
+    e = i0 + 1 + int(back[0])
+    for a in (i0, i0 + 1):  # the first point of the flat stretch ...
+        for b in (e - 1, e - 2):  # ... and its last
+            if b < a:
+                continue
+            inside = y[a: b + 1]
+            mean = float(np.mean(inside))
+            fall_in, fall_out = float(y[i0 - 1]) - mean, float(y[e]) - mean
+            down, up = float(y[i0 - 1] - y[a]), float(y[e] - y[b])
+            if (fall_in > 0 and fall_out > 0 and down >= BATCH_EDGE * fall_in and up >= BATCH_EDGE * fall_out
+                    and abs(down - up) <= BATCH_MATCH * max(down, up)
+                    and float(np.std(inside)) <= BATCH_FLAT * min(fall_in, fall_out)):
+                return True
+    return False
 
 
 def _by_chance(sig: dict, i0: int, i1: int, s: dict) -> bool:
