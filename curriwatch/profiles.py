@@ -84,7 +84,7 @@ class Profile:
     # metrics judged instead when a run logs no point of performance_metric, first present wins
     performance_fallbacks: tuple[str, ...] = ()
     # splits whose performance series is a rolling mean over the last episodes (SB3's ep_rew_mean): one
-    # extreme batch of episodes enters its window in one step and leaves it in one step
+    # extreme batch of episodes enters its window in a step or two and leaves it as it entered
     rolling_mean_splits: tuple[str, ...] = ()
 
     def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:

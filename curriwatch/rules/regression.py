@@ -246,7 +246,8 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         back_in = np.flatnonzero(ratio[b + 1:] >= zone) if resolved else np.array([], dtype=np.int64)
         dip = bool(len(back_in)) and int(keep[b + 1 + int(back_in[0])]) - i0 <= s["dip_points"]
         if sig["series"] in env.cache.get("rolling_mean_splits", ()) and _batch_passing(sig, i0, i1, zone):
-            continue  # the point after it may be the series' last (an outlier to segmentation, so no resolve)
+            continue  # one extreme batch passing the window (resolved or not: its last point back up may be the
+            # series' last, which segmentation leaves in the low segment)
         spans.append({"first": i0, "last": i1, "critical": critical, "resolved": resolved, "dip": bool(dip),
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})

@@ -25,8 +25,9 @@ REFINE_CHI2 = 6.63  # ... each time it fits its window better by this many resid
 EARLY_RISE_CHI2 = 13.8  # a rise from activation the segments missed: its best break beats flat by this many (chi2, 2 df, p 0.001) ...
 EARLY_RISE_WANDER = 1.2  # ... in a series whose noise wanders no more than this (autocorrelation's widening of its sd)
 SLOWDOWN_SE = 2.0  # after a rise, a stall is a pace significantly (this many standard errors) below the rise's ...
-SLOWDOWN_SE_SHORT = 3.0  # ... this many when the stall is under SHORT_WINDOWS windows long: the rise-then-flat fit
-SHORT_WINDOWS = 2        # breaks where the flat stretch fits best, and over a short one that choice is most of the slowdown
+SLOWDOWN_SE_SHORT = 3.0  # ... this many when the stall is under SHORT_WINDOWS windows long: the rise-then-flat
+SHORT_WINDOWS = 2        # fit breaks where the flat stretch fits best, and over a short one that choice makes
+                         # much of the slowdown
 
 
 @register("training_stagnation", "an active env makes no progress for stagnation_window steps: no rise of "
@@ -149,7 +150,8 @@ def _flat_from(f, lo: int, a: int, b: int, back: int, window: float, need: float
         return None  # at the top: waiting to graduate (prolonged_training reports an env that never does)
     if _rising(f, onset, b, min_rise):
         return None
-    if a > lo and not _slowed(f, fit_from, onset, b, SLOWDOWN_SE if span >= SHORT_WINDOWS * window else SLOWDOWN_SE_SHORT):
+    bar = SLOWDOWN_SE if span >= SHORT_WINDOWS * window else SLOWDOWN_SE_SHORT
+    if a > lo and not _slowed(f, fit_from, onset, b, bar):
         return None  # a slow steady climb whose window-long stretches rise too little to tell: no stall
     return onset
 
@@ -228,9 +230,9 @@ def _slope(f, a: int, b: int, min_points: int = 4) -> tuple[float, float] | None
 
 def _slowed(f, a: int, onset: int, b: int, bar: float = SLOWDOWN_SE) -> bool:
     """Whether the pace over onset..b-1 is significantly (`bar` standard errors) below the pace the env
-    rose at over a..onset-1 (the stretch the rise-then-flat fit looked back on). A steady climb whose windows each rise too little
-    to be told from noise has not stalled: its pace did not change. Undecidable (too few points
-    before): a stall."""
+    rose at over a..onset-1 (the stretch the rise-then-flat fit looked back on). A steady climb whose
+    windows each rise too little to be told from noise has not stalled: its pace did not change.
+    Undecidable (too few points before): a stall."""
     before, after = _slope(f, a, onset), _slope(f, onset, b)
     if before is None or after is None:
         return True

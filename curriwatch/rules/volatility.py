@@ -38,10 +38,13 @@ NEAR_SHARE = 0.9  # ... and this share of them lie at one of its two levels (the
 SMOOTH_POINTS = 5  # this many points)
 ONSET_RUN = 6  # swings start at a far change followed by mostly far changes among the next ONSET_RUN
 SQRT2 = np.sqrt(2.0)
-BURST_Z = 5.5  # a burst's rank statistic must reach this in a series of LONG_SERIES points (white noise of any shape stays under 5.5 up to 8000) ...
+BURST_Z = 5.5  # a burst's rank statistic must reach this in a series of LONG_SERIES points (white noise of any
+               # shape stays under 5.5 up to 8000) ...
 BURST_Z_SHORT = 4.5  # ... this in a series of up to SHORT_SERIES points after graduation (sparse evals: white
-SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th percentile 3.8..4.3) ...
-LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the points (the scan's maximum grows so under noise)
+SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 40..200 points; 99th
+                     # percentile 3.8..4.3) ...
+LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the points (the scan's maximum over
+                    # noise grows so)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
