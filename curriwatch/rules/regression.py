@@ -57,16 +57,15 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     held = held_level(seg, gi, s["baseline_window"])
     if held is None:
         return None
+    learn = fit(env, "learning")
     if gi >= 2:
         start = start_level(f, gi)
-        learn = fit(env, "learning")
         if learn is not f and len(learn.series) and learn.series.steps[0] < perf.steps[0]:
             # the judged series began after the env did (its evals start late on a fast rise): where the
             # learning series stood before that is a start the judged series never saw
             early = start_level(learn, int(np.searchsorted(learn.series.steps, perf.steps[0], "left")))
             start = min(start, early) if early is not None else start
     else:
-        learn = fit(env, "learning")
         li = int(np.searchsorted(learn.series.steps, g, "left"))
         start = start_level(learn, li) if li >= 2 else None
     if not learned(env) and (scale := env_scale(env)) is not None and (start is None or scale[0] < start):
