@@ -236,6 +236,9 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         i0, i1 = int(keep[a]), int(keep[b])
         if not _beyond_noise(env, sig, keep[a: b + 1]) or _by_chance(sig, i0, i1, s):
             continue
+        if sig["series"] in env.cache.get("rolling_mean_splits", ()) and _batch_passing(sig, i0, i1, zone):
+            continue  # one extreme batch passing the window (resolved or not: its last point back up may be the
+            # series' last, which segmentation leaves in the low segment)
         segs = np.unique(sig["segment"][keep[a: b + 1]])
         deep = (seg.level[segs] - sig["start"]) / sig["gain"] < s["critical_regression_threshold"]
         critical = bool((deep & (seg.count[segs] >= 2)).any())
@@ -244,9 +247,6 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         # reports it); the points between the line and the zone on its way back count in those
         back_in = np.flatnonzero(ratio[b + 1:] >= zone) if resolved else np.array([], dtype=np.int64)
         dip = bool(len(back_in)) and int(keep[b + 1 + int(back_in[0])]) - i0 <= s["dip_points"]
-        if sig["series"] in env.cache.get("rolling_mean_splits", ()) and _batch_passing(sig, i0, i1, zone):
-            continue  # one extreme batch passing the window (resolved or not: its last point back up may be the
-            # series' last, which segmentation leaves in the low segment)
         spans.append({"first": i0, "last": i1, "critical": critical, "resolved": resolved, "dip": bool(dip),
                       "lowest": int(keep[a + int(np.argmin(ratio[a: b + 1]))]), "back": int(keep[b + 1])
                       if resolved else None})

@@ -11,7 +11,8 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst, second_differences
-from ..levels import NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after, volatility_width
+from ..levels import (NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
+                      volatility_width)
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
 from .regression import held_zone, regression_signal, regression_spans
@@ -278,7 +279,8 @@ def _held_noise(env: EnvData, sig: dict):
     away from its bound)."""
     value = sig["start"] + sig["raw"] * sig["gain"]
     noise = fit(env, sig["series"]).noise
-    return value, noise, np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    return value, noise, sd
 
 
 def _group_by_chance(g: np.ndarray, n: int, rate: float, bound: float = CHANCE_RUNS) -> bool:
