@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from curriwatch.bursts import burst
-from curriwatch.rules.volatility import BURST_RATIO, BURST_Z, burst_z_min
+from curriwatch.rules.volatility import BURST_RATIO, BURST_RATIO_WHITE, BURST_Z, _white, burst_z_min
 
 
 def _noise(kind: str, n: int, rng) -> np.ndarray:
@@ -25,7 +25,7 @@ def test_white_noise_of_any_shape_holds_no_burst(kind, n):
     rng = np.random.default_rng(n)
     for _ in range(20):
         b = burst(_noise(kind, n, rng), 10, 10)
-        assert not (b.z >= burst_z_min(n) and b.ratio >= BURST_RATIO), (kind, n, b)
+        assert not (b.z >= burst_z_min(n) and b.ratio >= BURST_RATIO_WHITE), (kind, n, b)
 
 
 @pytest.mark.parametrize("kind,factor,slack", [("gauss", 6.0, 4), ("uniform", 6.0, 4), ("t3", 6.0, 20)])
@@ -51,3 +51,18 @@ def test_a_level_shift_or_a_trend_is_no_burst():
 
 def test_too_short_a_series_holds_none():
     assert burst(np.arange(15.0), 10, 10) is None
+
+
+@pytest.mark.parametrize("kind", ["gauss", "cauchy", "uniform", "binomial 32 at 0.5", "contaminated", "clipped at 1"])
+def test_white_noise_is_told_from_smoothed_or_wandering_noise(kind):
+    """A ratio under BURST_RATIO counts only in white noise: its changes' lag-1 correlation is about -0.5;
+    a 20-point rolling mean's or an AR(1) wander's (coefficient 0.9) is about 0 (-0.05)."""
+    rng = np.random.default_rng(11)
+    y = _noise(kind, 400, rng)
+    assert _white(y)
+    assert not _white(np.convolve(y, np.ones(20) / 20, mode="valid"))
+    e = rng.normal(size=400)
+    ar = np.zeros(400)
+    for i in range(1, 400):
+        ar[i] = 0.9 * ar[i - 1] + e[i]
+    assert not _white(ar)

@@ -125,6 +125,17 @@ CASES = [
            {"a": E(train="10+4x20 90~12x150 90~35x40 90~12x150")},
            [("performance_volatility", "a", "warning", 1700, 20)], ("performance_volatility",), seed=seed)
       for seed in (2, 7)),
+    # noise of 1.8 x the calm's over 60 of 660 points, its median 5 below the held level: in white noise
+    # (changes anti-correlated) a ratio under 2 counts where the rank statistic reaches its bar (z 4.9, bar 4.8)
+    Case("a burst of 1.8 x the white noise over 60 of 660 points",
+         {"a": E(train="10+4x20 90~20x300 85~36x60 90~20x300")},
+         [("performance_volatility", "a", "warning", 3200, 50)], ("performance_volatility",), seed=3),
+    # ... but not where the stretch's points moved as one (median 30 below, noise grown with the level it
+    # fell to and came back from): a regression's
+    Case("a fall and back whose noise grew with the level it fell to is no burst",
+         {"a": E(train="10+4x20 90~10x300 60~18x60 90~10x300")},
+         [("graduated_regression", "a", "critical", 3200, 50)], ("performance_volatility", "graduated_regression"),
+         seed=3),
     Case("a fall to a noisier level is no burst", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.5~0.2x200")},
          [("graduated_regression", "a", "critical", 3090, 0)], ("performance_volatility", "graduated_regression")),
     Case("noise that grows with a level it moved to is no burst",
@@ -800,6 +811,20 @@ def test_a_burst_a_rolling_mean_smooths_is_sized_on_the_evals(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 477184) <= 2 * 10240, incident
+
+
+def test_a_rolling_mean_of_outliers_holds_no_moderate_burst(tmp_path, monkeypatch):
+    """SB3's `ep_rew_mean` (third corpus, healthy) over episodes with 3 % outliers: each outlier moves the
+    100-episode mean as it enters and again as it leaves, and the changes of such a smoothed series are not
+    white (their lag-1 correlation is near 0, not -0.5), so a stretch's ranks reach the bar with a ratio
+    under 2 by chance; only white noise lets a ratio under 2 count."""
+    case = Case("rolling mean of outliers", {"a": E(train=_fixture_series("sb3_acrobot_contaminated_rolling_mean"),
+                                                    train_every=2048, start=2048)}, [], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    assert got == []
+    monkeypatch.setattr(volatility, "_white", lambda y: True)
+    got, _run = run_case(case, tmp_path / "white")
+    assert [i.evidence["kind"] for i in got] == ["burst"], got
 
 
 def test_outliers_at_the_other_level_are_no_phases(tmp_path):

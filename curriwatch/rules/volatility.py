@@ -47,6 +47,9 @@ SHORT_SERIES = 200   # noise of four shapes reaches it 0.0-0.6 % of the time at 
 LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the points (the scan's maximum over
                     # noise grows so)
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
+BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
+WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
+SCATTER_SHIFT = 0.7      # ... when its points' median lies within this x their root mean square of the held level
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
@@ -356,7 +359,10 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     k = s["min_points"]
     z_min = burst_z_min(len(steps) - g)
     b = burst(f.noise.z[g:], k, k, z_min)
-    if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO):
+    if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO_WHITE):
+        return []
+    moderate = b.ratio < BURST_RATIO
+    if moderate and not _white(f.series.values[g:]):
         return []
     a, e = g + b.first, g + b.last
     if f.noise.kind == "binomial":
@@ -372,6 +378,8 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     m = max(k, e - a + 1)  # as long a calm as the burst on each side (a level it fell to shows over time)
     before = median(y[max(g, a - m): a])
     spread = float(np.sqrt(np.mean((y[a: e + 1] - before) ** 2)))  # how far its points fall from the level held
+    if moderate and abs(median(y[a: e + 1]) - before) > SCATTER_SHIFT * spread:
+        return []  # its points moved as one, their noise grown with the level they fell to: a fall's
     if not spread > s["threshold"] * width:
         # a smoothed series (SB3's 100-episode mean) shows a burst's rhythm but not its size: the other
         # series' points over the same steps may
@@ -391,6 +399,16 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
             return []
     return [{"kind": "burst", "split": split, "first_step": int(steps[a]), "last_step": int(steps[e]),
              "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
+
+
+def _white(y: np.ndarray) -> bool:
+    """Whether a series' noise is white: its changes' lag-1 correlation is below WHITE_CORR (each point's
+    own noise enters two changes with opposite signs). Smoothed or wandering noise has correlated ranks of
+    second differences that a moderately larger spread can come from."""
+    d = np.diff(np.asarray(y, dtype=np.float64))
+    d = d - float(np.mean(d)) if len(d) else d
+    den = float(np.sum(d * d))
+    return len(d) > 2 and den > 0 and float(np.sum(d[1:] * d[:-1])) / den < WHITE_CORR
 
 
 def burst_z_min(n: int) -> float:
