@@ -62,12 +62,14 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         reference = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
+        stops = any(_training_stopped(e) is not None for e in run_envs)
         failed: set[int] = set()
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
             env.cache["reference"] = reference
             env.cache["noise_reference"] = noise_refs[k]
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1
+            env.cache["curriculum_stops"] = stops
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
@@ -209,7 +211,9 @@ def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
         env.graduation_step = next((iv.start_step for iv in env.timeline if iv.state == "graduated"), None)
         return None
     learn = env.learning
-    env.timeline, env.graduation_step = inferred_timeline(env, grad, _training_stopped(env))
+    stopped = _training_stopped(env)
+    to_end = _trained_to_end(env) if stopped is None and env.cache.get("curriculum_stops") else None
+    env.timeline, env.graduation_step = inferred_timeline(env, grad, stopped, to_end)
     if not saved:
         return None
     expected, ended = saved_state(env.env_id, saved), env.current_state
@@ -236,6 +240,17 @@ def _training_stopped(env: EnvData) -> int | None:
     if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + interval:
         return last
     return None
+
+
+def _trained_to_end(env: EnvData) -> int | None:
+    """The last training step of an env trained until the run ended (its training and its evals), or None.
+    Training that stopped for every env while evals went on is the last lesson graduating."""
+    if not len(env.train) or env.run_last_train_step is None:
+        return None
+    last = int(env.train.steps[-1])
+    interval = max(env.train.median_interval() or 0.0, 1.0)
+    gap = 3 * max(interval, env.eval.median_interval() or 0.0 if len(env.eval) else 0.0)
+    return last if last >= env.run_last_train_step - interval and last >= env.run_last_step - gap else None
 
 
 def _saved_state(info: RunInfo, logdir: str, state_file, report: RunReport) -> dict | None:

@@ -37,6 +37,8 @@ TOP_SE = 2.0  # a top held by a short segment counts this many standard errors l
 LONG_SEGMENT_POINTS = 30  # ... never below a level a segment of this many points held
 HOLD_RISES = 2.0  # an env short of a shared scale's line graduates at its own top held this x its climb ...
 SIBLING_CLIMBS = 1.5  # ... when that climb took at most this x its siblings' median
+TRAINED_AFTER = 3  # an env a curriculum that stops training graduated envs kept training this many
+# intervals (train or eval, the longer) past its inferred graduation, to the run's end, did not graduate
 
 
 def units_of(steps: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
@@ -284,12 +286,15 @@ def _ema(values: np.ndarray, alpha: float) -> np.ndarray:
     return pd.Series(values).ewm(alpha=alpha, adjust=False).mean().to_numpy()
 
 
-def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = None
-                      ) -> tuple[list[Interval], int | None]:
+def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = None,
+                      trained_to_end: int | None = None) -> tuple[list[Interval], int | None]:
     """Locked until the env's first point, then active, graduated where inferred.
 
     `stopped_at`: the step where the curriculum stopped training the env while its evals went on
-    (Marin stops sampling a graduated lesson the moment it graduates): graduated there."""
+    (Marin stops sampling a graduated lesson the moment it graduates): graduated there.
+    `trained_to_end`: the env's last training step, where a curriculum that stops training graduated
+    envs (others of the run show it) trained this one until the run's training ended: it did not
+    graduate it — unless inferred graduation came within TRAINED_AFTER of its training's end."""
     learn = env.learning
     first_step, last_step = env.run_first_step, env.run_last_step
     if len(learn) == 0:
@@ -305,6 +310,9 @@ def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = N
     grad = int(learn.steps[j]) if j is not None else None
     if stopped_at is not None:  # the curriculum's own decision beats the inferred one
         grad = int(stopped_at)
+    elif grad is not None and trained_to_end is not None and \
+            trained_to_end - grad > TRAINED_AFTER * max(env.train.median_interval() or 0.0, env.eval.median_interval() or 0.0):
+        grad = None  # trained on long after: the trainer had not graduated it
     if grad is not None:
         if grad > start:
             change_steps.append(grad)

@@ -336,10 +336,12 @@ SHAPES = [
          {"a": E(train="0.2+0.1x7 0.9~0.02x10", train_every=40, eval="0.2+0.2x3 0.9~0.02x30 0.4~0.02x30"),
           "b": E(train="0.2+0.01x70 0.9~0.02x330", eval="0.2+0.1x7 0.9~0.02x53")},
          [("graduated_regression", "a", "critical", 1650, 50)], ("graduated_regression",)),
+    # ... and b, trained on to the run's end beside it, was never graduated by that curriculum: it learned
+    # and held its level for 3,000 steps more, still sampled (prolonged_training, info)
     Case("training stops at graduation, eval holds",
          {"a": E(train="0.2+0.1x7 0.9~0.02x10", train_every=40, eval="0.2+0.2x3 0.9~0.02x77"),
           "b": E(train="0.2+0.01x70 0.9~0.02x330", eval="0.2+0.1x7 0.9~0.02x73")},
-         [], ()),
+         [("prolonged_training", "b", "info", 2000, 0)], ()),
     # volatility: an env switching levels all its life beside one with binomial noise (p=0.5, n=32)
     Case("lifelong switching beside binomial noise",
          {"osc": E(train="(0.2~0.05x6 0.85~0.05x5 0.2~0.05x8 0.85~0.05x6)x12"), "noisy": E(train="0.5b32x300")},
@@ -1039,6 +1041,25 @@ def test_the_last_lesson_to_stop_training_has_graduated_too(tmp_path):
     _got, run = run_case(case, tmp_path)
     a = next(e for e in run.environments if e.env_id == "a")
     assert a.current_state == "graduated" and a.graduation_step == 420  # its last training point
+
+
+def test_a_lesson_trained_to_the_end_beside_lessons_that_stopped_did_not_graduate(tmp_path):
+    """Marin stops sampling a lesson once it graduates: where the run's other lessons stopped training while
+    evals went on, one still trained at the run's end had not graduated, though it levelled off at 0.88
+    (short of the trainer's threshold, which the log does not carry) — it is active and, after 10
+    stagnation windows, prolonged; without that evidence the same plateau is inferred graduated."""
+    slow = E(train="0.1+0.02x39 0.88~0.02x211", train_every=10, eval="0.1+0.1x8 0.88~0.02x42", eval_every=50)
+    stopped = E(train="0.1+0.1x8 0.95~0.02x12", train_every=10, eval="0.1+0.2x4 0.95~0.02x46", eval_every=50)
+    trained = E(train="0.1+0.1x8 0.95~0.02x242", train_every=10, eval="0.1+0.2x4 0.95~0.02x46", eval_every=50)
+    case = Case("slow lesson", {"slow": slow, "a": stopped, "b": stopped}, [], ())
+    got, run = run_case(case, tmp_path)
+    states = {e.env_id: e.current_state for e in run.environments}
+    assert states == {"slow": "active", "a": "graduated", "b": "graduated"}, states
+    assert [(g.type, g.env_id, g.first_step) for g in got] == [("prolonged_training", "slow", 2000)], got
+    case = Case("slow lesson, all trained on", {"slow": slow, "a": trained, "b": trained}, [], ())
+    got, run = run_case(case, tmp_path / "trained")
+    assert next(e for e in run.environments if e.env_id == "slow").current_state == "graduated"
+    assert got == [], got
 
 
 def test_switching_levels_in_the_message_are_apart(tmp_path):
