@@ -157,6 +157,20 @@ def test_one_extreme_batch_passing_sb3s_rolling_mean_is_no_regression(tmp_path):
     assert len(incidents(json_report(tmp_path / "fall")["runs"][0])) == 1  # the fall that came back is reported
 
 
+def test_one_extreme_batch_passing_a_short_rolling_mean_is_no_dip(tmp_path):
+    """With 16 episodes a dump the window holds ~6 iterations: one iteration at -3000 takes the mean under
+    half the gain for 7 dumps and leaves as it came — shorter than `dip_points`, so read as a short deep
+    drop (volatility's dip) unless the drop's shape is a batch passing; three iterations at -100, which
+    enter the mean as a ramp, are still a dip."""
+    SB3OnPolicy(tmp_path / "batch", seed=4, episode_length=32).learn(expand(LEARNS + " -3000 210~4x60", 4),
+                                                                     tb_log_name="walker")
+    assert incidents(json_report(tmp_path / "batch")["runs"][0]) == []
+    SB3OnPolicy(tmp_path / "fall", seed=4, episode_length=32).learn(expand(LEARNS + " -100~4x3 210~4x60", 4),
+                                                                    tb_log_name="walker")
+    (dip,) = json_report(tmp_path / "fall")["runs"][0]["warnings"]
+    assert (dip["type"], dip["evidence"]["kind"]) == ("performance_volatility", "dip"), dip
+
+
 def test_sb3_run_still_learning_is_active(tmp_path):
     SB3OnPolicy(tmp_path, seed=3).learn(expand("10+2x100", 3), tb_log_name="walker")
     env = only_env(json_report(tmp_path)["runs"][0])

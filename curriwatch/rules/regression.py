@@ -236,7 +236,7 @@ def _spans(env: EnvData, s: dict, sig: dict | None = None) -> list[dict]:
         i0, i1 = int(keep[a]), int(keep[b])
         if not _beyond_noise(env, sig, keep[a: b + 1]) or _by_chance(sig, i0, i1, s):
             continue
-        if sig["series"] in env.cache.get("rolling_mean_splits", ()) and _batch_passing(sig, i0, i1, zone):
+        if sig["series"] in env.cache.get("rolling_mean_splits", ()) and batch_passing(sig, i0, i1, zone):
             continue  # one extreme batch passing the window (resolved or not: its last point back up may be the
             # series' last, which segmentation leaves in the low segment)
         segs = np.unique(sig["segment"][keep[a: b + 1]])
@@ -259,7 +259,7 @@ BATCH_MATCH = 0.35  # ... the two within this share of the larger of each other 
 BATCH_FLAT = 0.35  # ... and the points between them within this share of the fall of their mean (sd)
 
 
-def _batch_passing(sig: dict, i0: int, i1: int, zone: float) -> bool:
+def batch_passing(sig: dict, i0: int, i1: int, zone: float) -> bool:
     """Whether the fall over points i0..i1 of a rolling mean over the last episodes (SB3's ep_rew_mean) is
     one extreme batch of episodes passing through its window: down in a step or two, flat, and back in
     a step or two by as much to the held zone — a real fall of the level enters such a mean as a ramp as

@@ -15,7 +15,7 @@ from ..levels import (NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, 
                       volatility_width)
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
-from .regression import held_zone, regression_signal, regression_spans
+from .regression import batch_passing, held_zone, regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
@@ -203,6 +203,12 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
         if not DEEP_POINTS <= b - a + 1 <= s["dip_points"] or b + 1 >= len(raw) \
                 or not raw[b + 1] >= r["regression_threshold"] or any(f0 <= b and a <= f1 for f0, f1 in falls):
             continue
+        if sig["series"] in env.cache.get("rolling_mean_splits", ()):
+            a0 = a
+            while a0 > 0 and low[a0 - 1]:  # its shallower points on the way down too
+                a0 -= 1
+            if batch_passing(sig, a0, b, held_zone(r)):
+                continue  # one extreme batch of episodes passing a rolling mean's window
         n_held = int(held[-1])
         if n_held and n_held * (len(singles) / n_held) ** int(np.count_nonzero(deep[a: b + 1])) > CHANCE_RUNS:
             continue  # the env's lone deep points (all its life after graduation) come often enough that such a
