@@ -90,7 +90,7 @@ def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:
     or swings): an erratic spell whose low points pulled its mean under the line — near a bound, noise
     can only swing down — not a regression of its own level."""
     return inc.type == "graduated_regression" and inc.resolved and _explained(
-        inc, [o for o in incidents if _level_noise(o)], ("performance_volatility",))
+        inc, [o for o in incidents if _level_noise(o) and not o.evidence.get("moved_as_one")], ("performance_volatility",))
 
 
 def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:

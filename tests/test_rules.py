@@ -136,6 +136,13 @@ CASES = [
          {"a": E(train="10+4x20 90~10x300 60~18x60 90~10x300")},
          [("graduated_regression", "a", "critical", 3200, 50)], ("performance_volatility", "graduated_regression"),
          seed=3),
+    # a score (no bound) that fell from 90 to 40 for 60 points and came back, its noise 3 x as large there
+    # (noise that grows with the level, as a perplexity's does): its changes rank as a burst's, but its
+    # points moved as one (their median 0.95 x or more of their root mean square from the held level) —
+    # a regression that came back, not an erratic spell
+    Case("a fall and back whose noise grew 3 x is the regression's",
+         {"a": E(train="10+4x20 90~2x300 40~6x60 90~2x300")},
+         [("graduated_regression", "a", "critical", 3200, 20)], ("performance_volatility", "graduated_regression")),
     Case("a fall to a noisier level is no burst", {"a": E(train="0.1+0.1x9 0.9~0.005x300 0.5~0.2x200")},
          [("graduated_regression", "a", "critical", 3090, 0)], ("performance_volatility", "graduated_regression")),
     Case("noise that grows with a level it moved to is no burst",

@@ -50,6 +50,8 @@ BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
 WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
 SCATTER_SHIFT = 0.7      # ... when its points' median lies within this x their root mean square of the held level
+AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root mean square moved as one: in a
+# metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
@@ -109,7 +111,8 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                    f"{env.show(ev['low']):.4g}), its point-to-point changes {ev['ratio']:.1f}x the rest's, then settled")
             evidence = {"series": ev["split"], "kind": "burst", "change_ratio": round(ev["ratio"], 4),
                         "off_points": ev["off_points"], "points": ev["points"],
-                        "rms_from_held_level": round(ev["spread"], 6), "threshold_share_of_range": s["threshold"]}
+                        "rms_from_held_level": round(ev["spread"], 6), "threshold_share_of_range": s["threshold"],
+                        "moved_as_one": ev["as_one"]}
         elif ev["kind"] == "burst":
             msg = (f"{ev['split']} performance turned erratic after graduating: its point-to-point changes grew "
                    f"{ev['ratio']:.1f}x from step {ev['first_step']} to {ev['last_step']}, its points {ev['spread']:.3g} "
@@ -117,7 +120,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
                    "then settled")
             evidence = {"series": ev["split"], "kind": "burst", "change_ratio": round(ev["ratio"], 4),
                         "rank_z": round(ev["z"], 3), "rms_from_held_level": round(ev["spread"], 6),
-                        "threshold_share_of_range": s["threshold"]}
+                        "threshold_share_of_range": s["threshold"], "moved_as_one": ev["as_one"]}
         elif ev["kind"] == "dip":
             msg = (f"{ev['split']} performance dipped after graduating: fell to {env.show(ev['low']):.4g} "
                    f"(keeping {ev['share']:.0%} of the gain) for {ev['points']} points from step {ev['first_step']} "
@@ -272,7 +275,8 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
         out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
                     "last_step": int(sig["steps"][b]), "ratio": float(median(inside) / calm),
                     "z": None, "spread": spread, "series_last_step": int(sig["steps"][-1]), "weight": 0,
-                    "off_points": len(g), "points": b - a + 1, "low": float(value[lowest])})
+                    "off_points": len(g), "points": b - a + 1, "low": float(value[lowest]),
+                    "as_one": _as_one(env, value, value[a: b + 1], float(sig["baseline"]), spread)})
     return out
 
 
@@ -385,7 +389,8 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     before = median(y[max(g, a - m): a])
     spread = float(np.sqrt(np.mean((y[a: e + 1] - before) ** 2)))  # how far its points fall from the level held
     if moderate and abs(median(y[a: e + 1]) - before) > SCATTER_SHIFT * spread:
-        return []  # its points moved as one, their noise grown with the level they fell to: a fall's
+        return []  # its points moved together, their noise grown with the level they fell to: a fall's
+    as_one = _as_one(env, y, y[a: e + 1], before, spread)
     if not spread > s["threshold"] * width:
         # a smoothed series (SB3's 100-episode mean) shows a burst's rhythm but not its size: the other
         # series' points over the same steps may
@@ -404,7 +409,16 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
         if not spread > s["noise_factor"] * model:
             return []
     return [{"kind": "burst", "split": split, "first_step": int(steps[a]), "last_step": int(steps[e]),
-             "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0}]
+             "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0,
+             "as_one": as_one}]
+
+
+def _as_one(env: EnvData, y: np.ndarray, inside: np.ndarray, held: float, spread: float) -> bool:
+    """Whether a burst's points moved as one: their median over AS_ONE_SHIFT x their root mean square
+    distance from the held level away from it (their spread about it a third of that distance or less) —
+    a fall whose noise grew with the level it fell to — in a metric with no bound (a rate's burst near
+    its bound swings one way, and its noise is bounded too)."""
+    return bool(abs(median(inside) - held) > AS_ONE_SHIFT * spread and rate_best(env, y) is None)
 
 
 def _white(y: np.ndarray) -> bool:
