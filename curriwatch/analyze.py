@@ -249,7 +249,7 @@ def _trained_to_end(env: EnvData) -> int | None:
         return None
     last = int(env.train.steps[-1])
     interval = max(env.train.median_interval() or 0.0, 1.0)
-    gap = 3 * max(interval, env.eval.median_interval() or 0.0 if len(env.eval) else 0.0)
+    gap = 3 * max(interval, (env.eval.median_interval() or 0.0) if len(env.eval) else 0.0)
     return last if last >= env.run_last_train_step - interval and last >= env.run_last_step - gap else None
 
 

@@ -310,9 +310,10 @@ def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = N
     grad = int(learn.steps[j]) if j is not None else None
     if stopped_at is not None:  # the curriculum's own decision beats the inferred one
         grad = int(stopped_at)
-    elif grad is not None and trained_to_end is not None and \
-            trained_to_end - grad > TRAINED_AFTER * max(env.train.median_interval() or 0.0, env.eval.median_interval() or 0.0):
-        grad = None  # trained on long after: the trainer had not graduated it
+    elif grad is not None and trained_to_end is not None:
+        interval = max(env.train.median_interval() or 0.0, env.eval.median_interval() or 0.0)
+        if trained_to_end - grad > TRAINED_AFTER * interval:
+            grad = None  # trained on long after: the trainer had not graduated it
     if grad is not None:
         if grad > start:
             change_steps.append(grad)

@@ -89,8 +89,9 @@ def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:
     """A fall that came back to the held level, over most of which the env swung point to point (a burst
     or swings): an erratic spell whose low points pulled its mean under the line — near a bound, noise
     can only swing down — not a regression of its own level."""
-    return inc.type == "graduated_regression" and inc.resolved and _explained(
-        inc, [o for o in incidents if _level_noise(o) and not o.evidence.get("moved_as_one")], ("performance_volatility",))
+    # a burst whose points moved as one, in a metric with no bound, is a fall that came back: the regression's
+    spells = [o for o in incidents if _level_noise(o) and not o.evidence.get("moved_as_one")]
+    return inc.type == "graduated_regression" and inc.resolved and _explained(inc, spells, ("performance_volatility",))
 
 
 def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:
