@@ -230,11 +230,10 @@ def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
 def _training_stopped(env: EnvData) -> int | None:
     """The last training step of an env whose training rows stopped while its evals and the run's
     training went on — the curriculum stopped sampling it (Marin does so once a lesson graduates)."""
-    if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
+    cadence = _training_cadence(env)
+    if cadence is None or not len(env.eval):
         return None
-    last = int(env.train.steps[-1])
-    interval = max(env.train.median_interval() or 0.0, 1.0)
-    gap = 3 * max(interval, env.eval.median_interval() or 0.0)
+    last, interval, gap = cadence
     # the run's training went on past this env's own cadence (the last lesson to graduate stops only
     # a little before the others' training ends; an eval-only tail after training stops all at once)
     if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + interval:
@@ -245,12 +244,20 @@ def _training_stopped(env: EnvData) -> int | None:
 def _trained_to_end(env: EnvData) -> int | None:
     """The last training step of an env trained until the run ended (its training and its evals), or None.
     Training that stopped for every env while evals went on is the last lesson graduating."""
+    cadence = _training_cadence(env)
+    if cadence is None:
+        return None
+    last, interval, gap = cadence
+    return last if last >= env.run_last_train_step - interval and last >= env.run_last_step - gap else None
+
+
+def _training_cadence(env: EnvData) -> tuple[int, float, float] | None:
+    """An env's last training step, its training interval (at least 1) and 3 x the longer of that and its
+    eval interval; None without training rows or a known end of the run's training."""
     if not len(env.train) or env.run_last_train_step is None:
         return None
-    last = int(env.train.steps[-1])
     interval = max(env.train.median_interval() or 0.0, 1.0)
-    gap = 3 * max(interval, (env.eval.median_interval() or 0.0) if len(env.eval) else 0.0)
-    return last if last >= env.run_last_train_step - interval and last >= env.run_last_step - gap else None
+    return int(env.train.steps[-1]), interval, 3 * max(interval, env.eval.median_interval() or 0.0)
 
 
 def _saved_state(info: RunInfo, logdir: str, state_file, report: RunReport) -> dict | None:
