@@ -59,6 +59,8 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
+        for env in run_envs:  # before anything reads whether an env learned (run_reference does)
+            env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
         reference = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
@@ -70,7 +72,6 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1
             env.cache["curriculum_stops"] = stops
-            env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
         spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]

@@ -23,6 +23,9 @@ OTHER_SCALE = 0.1  # an env whose gain is under this share of the run's shared s
 LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-noise sds ...
 LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
+ROLLING_CORR = -0.25  # a rolling mean's changes correlate this much (-0.5 ideally) at the lag its window holds:
+                     # each episode enters it and leaves it that many points later ...
+ROLLING_QUIET = 0.15  # ... and at shorter lags hardly at all (their mean |correlation| under this)
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 NO_RANGE_MIDDLE = 0.1  # switching without a learned range: at most this share of points in the middle third between
                        # its two levels (two levels far apart leave it nearly empty)
@@ -85,7 +88,9 @@ def fit(env: EnvData, split: str) -> Fit:
     if key not in env.cache:
         series = env.train if split == "train" else env.eval
         noise = noise_model(series.values, series.counts, env.sign)
-        env.cache[key] = Fit(series, noise, segment(noise, series.values))
+        span = rolling_span(series.values) if split in env.cache.get("rolling_mean_splits", ()) else None
+        # a rolling mean over `span` points: each point shares all but 1 / span of its episodes with the last
+        env.cache[key] = Fit(series, noise, segment(noise, series.values, rho_floor=1 - 1 / span if span else 0.0))
     return env.cache[key]
 
 
@@ -200,6 +205,33 @@ def at_level(seg: Segments, level: float) -> np.ndarray:
 def _point_sd(f: Fit, level: float) -> float:
     """The series' point noise sd at `level`, widened by its wander (autocorrelation)."""
     return median(np.atleast_1d(f.noise.raw_sd(level))) * f.segments.wander
+
+
+def rolling_span(values: np.ndarray) -> int | None:
+    """How many points a rolling mean's window holds (SB3's ep_rew_mean: the last 100 episodes, several
+    per point): the lag at which its changes are most negatively correlated, below ROLLING_CORR — an
+    episode moves the mean when it enters and moves it back when it leaves — while at shorter lags they
+    hardly correlate (a new batch of episodes each point). None when no lag shows it (independent points,
+    a wave, or under 40 changes)."""
+    d = np.diff(np.asarray(values, dtype=np.float64))
+    d = d[np.isfinite(d)]
+    n = len(d)
+    if n < 40:
+        return None
+    d = d - median(d)
+    bound = 5 * robust_sd(d) * math.sqrt(2)  # a few wild changes (a first point of few episodes) would weigh most
+    d = np.clip(d, -bound, bound)
+    den = float(np.dot(d, d))
+    if not den > 0:
+        return None
+    spec = np.fft.rfft(d, 2 * n)
+    acf = np.fft.irfft(spec * np.conj(spec))[: n // 4] / den
+    if len(acf) < 3:
+        return None
+    lag = 2 + int(np.argmin(acf[2:]))
+    # and only there: a wave's or a switching's changes correlate at every lag, most negatively at half its period
+    quiet = float(np.mean(np.abs(acf[1:lag]))) < ROLLING_QUIET
+    return lag if acf[lag] < ROLLING_CORR and quiet else None
 
 
 def _stands_out(f: Fit, lo: float, hi: float, sd: float) -> bool:

@@ -288,9 +288,10 @@ def _split_gains(zs: np.ndarray, ws: np.ndarray, a: int, b: int) -> tuple[int, f
     return int(k[j]), float(gain[j])
 
 
-def segment(noise: Noise, values: np.ndarray, penalty: float | None = None) -> Segments:
+def segment(noise: Noise, values: np.ndarray, penalty: float | None = None, rho_floor: float = 0.0) -> Segments:
     """Binary segmentation of `noise.z` (noise-weighted), then outliers taken out and segments that
-    no longer differ merged. `values` are the same points in the series' own units."""
+    no longer differ merged. `values` are the same points in the series' own units. `rho_floor`: the
+    least autocorrelation the noise is known to have (a rolling mean's)."""
     n = len(values)
     if n == 0:
         e = np.zeros(0)
@@ -298,8 +299,8 @@ def segment(noise: Noise, values: np.ndarray, penalty: float | None = None) -> S
     w = 1.0 / noise.sigma ** 2
     if penalty is None:
         penalty = PENALTY_SLOPE * np.log(max(n, 2)) + PENALTY_BASE
-    seg = _segment_once(noise, values, w, penalty)
-    rho = 0.0
+    rho = rho_floor
+    seg = _segment_once(noise, values, w * (1 - rho) ** 2 / (1 + rho), penalty, rho)
     for _ in range(AR_ROUNDS if noise.kind == "gaussian" else 0):
         # residuals of a series cut too finely hide part of a slow wander: estimate, cut more coarsely,
         # estimate again (independent noise or switching between levels leaves white residuals: 0)

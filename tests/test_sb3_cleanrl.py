@@ -171,6 +171,40 @@ def test_one_extreme_batch_passing_a_short_rolling_mean_is_no_dip(tmp_path):
     assert (dip["type"], dip["evidence"]["kind"]) == ("performance_volatility", "dip"), dip
 
 
+def test_an_sb3_never_learner_is_stalled_however_its_rolling_mean_wanders(tmp_path):
+    """ep_rew_mean is the mean of the last 100 episodes; at 4 episodes a dump (128-step episodes) it spans 25
+    dumps and wanders with the episodes' noise / 10 — slowly, 5 x what its changes from dump to dump show.
+    Read as independent points, an agent that never learns (expected return -200 throughout) made levels
+    of that wander, rises and a graduation: 5 of these 8 seeds were healthy or misjudged. The window is read
+    from the series (its changes correlate -0.5 at 25 dumps: each episode enters the mean and leaves it),
+    and the noise as that wander: each is stalled from its first point."""
+    for seed in range(8):
+        SB3OnPolicy(tmp_path / str(seed), seed=seed, noise=60, episode_length=128).learn(
+            expand("-200x200", seed), tb_log_name="pendulum")
+        (run,) = json_report(tmp_path / str(seed))["runs"]
+        assert [(w["type"], w["first_step"]) for w in run["warnings"]] == [("training_stagnation", 512)], (seed, run)
+
+
+def test_a_rolling_means_window_is_read_from_its_changes(tmp_path):
+    """rolling_span: the lag at which an SB3 ep_rew_mean's changes are most negatively correlated is its
+    window (100 episodes at 4 a dump: 25 dumps, within a few: episode ends fall either side of a dump);
+    independent points show no such lag, nor does a wave (its changes are most negatively correlated at
+    half its period, but correlated at every lag before it too) — a wave in a rolling mean is no wander."""
+    import numpy as np
+    from curriwatch.levels import rolling_span
+
+    SB3OnPolicy(tmp_path, seed=1, noise=60, episode_length=128).learn(expand("-200x300", 1), tb_log_name="pendulum")
+    frame = curriwatch.load(str(tmp_path)).frame
+    y = frame[(frame.split == "train") & (frame.metric == "ep_rew_mean")].sort_values("step").value.to_numpy()
+    assert abs(rolling_span(y) - 25) <= 2, rolling_span(y)
+    assert rolling_span(np.random.default_rng(1).normal(0, 1, 300)) is None
+    SB3OnPolicy(tmp_path / "wave", seed=1, noise=60, episode_length=128).learn(
+        [200 + 150 * np.sin(2 * np.pi * i / 120) for i in range(600)], tb_log_name="cartpole")
+    frame = curriwatch.load(str(tmp_path / "wave")).frame
+    y = frame[(frame.split == "train") & (frame.metric == "ep_rew_mean")].sort_values("step").value.to_numpy()
+    assert rolling_span(y) is None
+
+
 def test_sb3_run_still_learning_is_active(tmp_path):
     SB3OnPolicy(tmp_path, seed=3).learn(expand("10+2x100", 3), tb_log_name="walker")
     env = only_env(json_report(tmp_path)["runs"][0])
