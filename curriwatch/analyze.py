@@ -59,7 +59,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
-        for env in run_envs:  # before anything reads whether an env learned (run_reference does)
+        for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
         reference = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
