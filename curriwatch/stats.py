@@ -118,6 +118,14 @@ def significant_trend(steps: np.ndarray, values: np.ndarray) -> float:
     return float(slope[0])
 
 
+def lag1_correlation(x: np.ndarray) -> float:
+    """Lag-1 autocorrelation of x as given (centre it first): sum x_t x_t-1 / sum x_t^2; 0 for fewer than
+    3 points or none off zero."""
+    x = np.asarray(x, dtype=np.float64)
+    d = float(np.dot(x, x))
+    return float(np.dot(x[1:], x[:-1])) / d if d > 0 and len(x) > 2 else 0.0
+
+
 def binomial_tail(m: int, k: int, p: float) -> float:
     """P(Binomial(m, p) >= k), summed in log space (long stretches, small rates)."""
     if k <= 0:

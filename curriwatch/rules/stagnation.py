@@ -7,7 +7,7 @@ from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
 from ..levels import env_scale, fit, learned, rate_best
-from ..stats import median
+from ..stats import lag1_correlation, median
 from . import judged_window, register
 
 WARMUP_WINDOWS = 3  # an env flat from its activation is judged once it stayed flat this many windows
@@ -223,7 +223,7 @@ def _slope(f, a: int, b: int, min_points: int = 4) -> tuple[float, float] | None
         return None
     slope = float(np.dot(xm, z - z.mean())) / sxx
     res = z - z.mean() - slope * xm
-    rho = min(f.segments.rho, max(_lag1(res), 0.0) + LOCAL_RHO_MARGIN)
+    rho = min(f.segments.rho, max(lag1_correlation(res), 0.0) + LOCAL_RHO_MARGIN)
     sigma = median(f.noise.sigma[a:b]) * np.sqrt((1 + rho) / (1 - rho) ** 2)
     return slope, sigma / np.sqrt(sxx)
 
@@ -237,12 +237,6 @@ def _slowed(f, a: int, onset: int, b: int, bar: float = SLOWDOWN_SE) -> bool:
     if before is None or after is None:
         return True
     return before[0] - after[0] > bar * float(np.hypot(before[1], after[1]))
-
-
-def _lag1(r: np.ndarray) -> float:
-    """Lag-1 autocorrelation of residuals."""
-    d = float(np.dot(r, r))
-    return float(np.dot(r[1:], r[:-1])) / d if d > 0 and len(r) > 2 else 0.0
 
 
 def _refined_onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int, min_points: int) -> int:

@@ -13,7 +13,7 @@ from ..oscillation import oscillations
 from ..bursts import burst, second_differences
 from ..levels import (NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
                       volatility_width)
-from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
+from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, lag1_correlation, median
 from . import register
 from .regression import batch_passing, held_zone, regression_signal, regression_spans
 
@@ -426,9 +426,7 @@ def _white(y: np.ndarray) -> bool:
     own noise enters two changes with opposite signs). Smoothed or wandering noise has correlated ranks of
     second differences that a moderately larger spread can come from."""
     d = np.diff(np.asarray(y, dtype=np.float64))
-    d = d - float(np.mean(d)) if len(d) else d
-    den = float(np.sum(d * d))
-    return len(d) > 2 and den > 0 and float(np.sum(d[1:] * d[:-1])) / den < WHITE_CORR
+    return lag1_correlation(d - float(np.mean(d)) if len(d) else d) < WHITE_CORR
 
 
 def burst_z_min(n: int) -> float:
@@ -579,9 +577,7 @@ def _alternates(values: np.ndarray) -> bool:
     """Whether the series goes up and down from point to point far more than noise does: the lag-1
     correlation of its deviations from its median is strongly negative (white noise: about 0).
     Only then may the siblings' noise stand in for its own."""
-    d = values - median(values)
-    den = float(np.sum(d * d))
-    return den > 0 and float(np.sum(d[1:] * d[:-1])) / den < ALTERNATION_CORR
+    return lag1_correlation(values - median(values)) < ALTERNATION_CORR
 
 
 def _quiet_nearby(spread: np.ndarray, window: int) -> np.ndarray:
