@@ -55,10 +55,20 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     sign_of = _direction(config, {info.name: info for info in ingest.runs}, perf)
     rolling = {info.name: BUILTIN_PROFILES[info.profile].rolling_mean_splits for info in ingest.runs
                if info.profile in BUILTIN_PROFILES}
+    profiles = all_profiles(config.user_profiles)
+    level_metric = {info.name: getattr(profiles.get(info.profile or ""), "level_metric", None) for info in ingest.runs}
     base = {name: rule_settings(config, name) for name in RULES}
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
+        holders = level_holders(run_envs, level_metric.get(run_envs[0].run))
+        for env_id, levels in holders.items():
+            runs[run_envs[0].run].data_issues.append(DataIssue(
+                "level_holder", run_envs[0].run,
+                f"env {env_id!r} holds levels ({', '.join(levels[:8])}{', ...' if len(levels) > 8 else ''}), each "
+                f"judged as an env; its own {perf[run_envs[0].run]!r} is the rate over whichever level it trains, "
+                "an aggregate of theirs, and is not judged"))
+        run_envs = [e for e in run_envs if e.env_id not in holders]
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
         reference = run_reference(run_envs)
@@ -96,6 +106,24 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             report.data_issues += compare_with_curriculum_state(explicit, state, info.name)
         report.status_reason = _run_reason(info, report, errors.get(info.name))
     return Report(ingest.logdir, list(runs.values()), __version__, list(ingest.issues))
+
+
+def level_holders(envs: list[EnvData], level_metric: str | None) -> dict[str, list[str]]:
+    """Envs whose levels are envs of their own (`{env}/level_{L}`, their states read from the env's
+    `level_metric`, as Atropos' infinimath logs them): env id -> its level env ids. Such an env's own
+    performance series is the rate over its current level — it falls at every advance by design — so
+    its levels are judged instead of it."""
+    if not level_metric:
+        return {}
+    ids = {e.env_id for e in envs}
+    out: dict[str, list[str]] = {}
+    for e in envs:
+        parent, _, leaf = e.env_id.rpartition("/level_")
+        if parent in ids and leaf.isdigit():
+            out.setdefault(parent, []).append(e.env_id)
+    by_id = {e.env_id: e for e in envs}
+    return {p: sorted(levels, key=lambda x: int(x.rpartition("_")[2])) for p, levels in out.items()
+            if level_metric in by_id[p].other_metrics}
 
 
 def _by_run(envs, runs: dict, errors: dict):

@@ -115,7 +115,10 @@ def _p(regex: str, split: str | None = None, metric: str | None = None, env: str
 # f"{self.name}-{date}-{id}") without any prefix (base.py:1270-1279), so keys are bare
 # (`train/percent_correct`, `eval/percent_correct`) and the env is the run's name. Curriculum
 # envs log `train/level_{L}_correct`, `train/level_{L}_count`, `curriculum/current_level`
-# (environments/infinimath/infinimath_env.py:219-230); each level becomes env `{env}/level_{L}`.
+# (environments/infinimath/infinimath_env.py:219-230), and at each eval the current level's
+# `eval/level_{L}_accuracy` (:405); each level becomes env `{env}/level_{L}`, whose states follow
+# the current level (frame._with_level_states). The env's own `train/percent_correct` (:211-213) is
+# the rate over whatever level it trains: an aggregate of its levels, not judged (analyze.level_holders).
 _ATROPOS_PREFIX = r"^(?P<env>.+)_\d+_"
 # The difficulty scheduler and the level curriculum's own keys (curriculum/…), bare or prefixed.
 _ATROPOS_CURRICULUM = (r"curriculum/(?:current_level(?:_success_rate)?|threshold_to_advance|max_level|"
@@ -190,10 +193,12 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             (
                 _p(_ATROPOS_PREFIX + r"(?P<split>train|eval)/(?P<sub>level_\d+)_correct$", metric="percent_correct"),
                 _p(_ATROPOS_PREFIX + r"(?P<split>train|eval)/(?P<sub>level_\d+)_count$", metric="count"),
+                _p(_ATROPOS_PREFIX + r"(?P<split>eval)/(?P<sub>level_\d+)_accuracy$", metric="percent_correct"),
                 _p(_ATROPOS_PREFIX + r"(?P<metric>" + _ATROPOS_CURRICULUM[:-1] + r")$", "train"),
                 _p(r"^(?P<env>.+?)_\d+_(?P<split>train|eval)/(?P<metric>.+)$"),
                 _p(r"^(?P<split>train|eval)/(?P<sub>level_\d+)_correct$", metric="percent_correct", from_run=True),
                 _p(r"^(?P<split>train|eval)/(?P<sub>level_\d+)_count$", metric="count", from_run=True),
+                _p(r"^(?P<split>eval)/(?P<sub>level_\d+)_accuracy$", metric="percent_correct", from_run=True),
                 _p(r"^(?P<metric>" + _ATROPOS_CURRICULUM[:-1] + r")$", "train", from_run=True),
                 _p(r"^(?P<split>train|eval)/(?P<metric>percent_correct)$", from_run=True),
             ),
@@ -201,7 +206,7 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             count_metric="count",
             level_metric="curriculum/current_level",
             description="Atropos: {env}_{n}_train|eval/{metric}; bare train|eval/percent_correct (env = "
-            "the W&B run's name); train/level_{L}_correct -> env {env}/level_{L}; curriculum/* -> "
+            "the W&B run's name); train/level_{L}_correct, eval/level_{L}_accuracy -> env {env}/level_{L}; curriculum/* -> "
             "metrics of the env",
         ),
         Profile(

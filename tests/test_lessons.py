@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import curriwatch
 from curriwatch.cli import app
-from writers import MLAgentsRun
+from writers import MLAgentsRun, write_wandb
 
 runner = CliRunner()
 FREQ = 10_000  # summary_freq
@@ -290,3 +290,50 @@ def test_lessons_in_terminal_markdown_and_html(collapse_logdir, tmp_path):
     page = out.read_text()
     assert '<table class="lessons">' in page and "esc|<b>" not in page
     assert "esc|&lt;b&gt;\\x1b[31m" in page and "<td>big_wall_height</td><td>0</td><td>600000..1000000 (now)</td>" in page
+
+
+def _infinimath_rows(rng, overall: bool = True, levels: int = 5, climb: int = 40) -> tuple[list[dict], list[int]]:
+    """A level curriculum as Atropos' infinimath logs it per wandb_log (environments/infinimath/
+    infinimath_env.py): `train/percent_correct` over the batch (:211-213, whatever level it trained),
+    `train/level_{L}_correct|count` of the levels in the batch (:217-221), `curriculum/current_level`
+    (:228) and, every 10th step, `eval/level_{L}_accuracy` of the current level (:405). Each level is
+    learned from 0.2 to 0.9 over `climb` steps, held, and left for the next after 60 steps."""
+    rows, steps = [], []
+    level, since = 1, 0
+    for step in range(levels * 60):
+        p = 0.2 + 0.7 * min(since / climb, 1.0)
+        correct = rng.binomial(64, p) / 64
+        row = {f"train/level_{level}_correct": correct, f"train/level_{level}_count": 64,
+               "curriculum/current_level": level}
+        if overall:
+            row["train/percent_correct"] = correct
+        if step % 10 == 9:
+            row[f"eval/level_{level}_accuracy"] = rng.binomial(100, p) / 100
+        rows.append(row)
+        steps.append(step)
+        since += 1
+        if since == 60 and level < levels:
+            level, since = level + 1, 0
+    return rows, steps
+
+
+@pytest.mark.parametrize("overall", [True, False])
+def test_an_env_holding_levels_is_judged_through_its_levels(tmp_path, overall):
+    # the env's own percent_correct falls at every advance (a new level starts low): by design, not a
+    # regression or a swing; without it the env logs only curriculum keys, and is no unknown env either
+    rows, steps = _infinimath_rows(np.random.default_rng(3), overall)
+    write_wandb(tmp_path, rows, steps=steps, name="infinimath-2026-01-01-abc123", run_id="lv1")
+    report = curriwatch.analyze(curriwatch.load(tmp_path))
+    (run,) = report.runs
+    # evals follow the current level (infinimath_env.py:405): a passed level is no longer evaluated, the
+    # blind spot eval_gap reports (info: it was active at its last eval) — nothing else fires
+    assert {(w.type, w.severity) for w in run.warnings} == {("eval_gap", "info")}
+    assert sorted(w.env_id for w in run.warnings) == ["infinimath/level_1", "infinimath/level_2"]
+    assert sorted(e.env_id for e in run.environments) == [f"infinimath/level_{k}" for k in range(1, 6)]
+    assert run.health_status == "healthy"
+    (note,) = [i for i in run.data_issues if i.kind == "level_holder"]
+    assert "'infinimath' holds levels (infinimath/level_1, " in note.detail
+    # each level's evals are its own eval series (eval/level_{L}_accuracy)
+    frame = curriwatch.load(tmp_path).frame
+    evals = frame[(frame.env_id == "infinimath/level_2") & (frame.split == "eval")]
+    assert set(evals.metric) == {"percent_correct"} and evals.step.tolist() == list(range(69, 120, 10))

@@ -69,6 +69,19 @@ def test_tune_event_files_in_trial_folder_are_not_read_twice(tmp_path):
     assert [(r.name, r.source) for r in runs] == [("t", "tune")]
 
 
+def test_tune_trial_of_event_files_alone_takes_its_env_from_params_json(tmp_path):
+    # a trial folder whose result.json / progress.csv were not kept (or never written: TBXLoggerCallback
+    # alone): read as TensorBoard, its env still the trial's config env, not the folder's name
+    folder = write_tune_trial(tmp_path / "PPO_Hopper-v4_8dec0_00000_0_lr=0.0003", _tune_results(), {"env": "Hopper-v4"})
+    os.remove(folder / "result.json")
+    os.remove(folder / "progress.csv")
+    write_tb(folder, {"ray/tune/env_runners/episode_return_mean": [(4000 * (i + 1), 10.0 * i) for i in range(6)]})
+    ingest = curriwatch.load(tmp_path)
+    assert [(r.source, r.profile) for r in ingest.runs] == [("tensorboard", "tune")]
+    assert _points(ingest, "PPO_Hopper-v4_8dec0_00000_0_lr=0.0003", "episode_return_mean") == [
+        ("Hopper-v4", 4000 * (i + 1), 10.0 * i) for i in range(6)]
+
+
 def test_tune_per_env_metrics(tmp_path):
     results = [{"training_iteration": i + 1, "timesteps_total": 10 * i,
                 "env_runners": {"easy": {"episode_return_mean": 1.0 * i}, "hard": {"episode_return_mean": -1.0}}}

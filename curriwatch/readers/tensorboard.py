@@ -14,6 +14,7 @@ from . import event_scan, native
 from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
+from .tune import PARAMS_FILE, env_from_params
 
 # dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)
 _TENSOR_DTYPES = {
@@ -85,6 +86,11 @@ def _subfolder_tagger(sub: str):
 def read_tensorboard(source: RunSource, logdir: str | None = None) -> RawRun:
     """Read every scalar point (simple_value and one-element numeric tensors) of a TensorBoard run."""
     raw = RawRun(source)
+    params = os.path.join(source.path, PARAMS_FILE)
+    if os.path.isfile(params):
+        # a Ray Tune trial folder read through its TBXLoggerCallback events (ray/tune/logger/tensorboardx.py
+        # writes them into the trial folder, beside JsonLoggerCallback's params.json): the trial's env
+        raw.env_hint = env_from_params(raw, source, params)
     for path in source.files:
         raw.restart()  # a later file rewriting a tag's step is a restart; repeats within a file are not
         sub = PurePosixPath(os.path.relpath(os.path.dirname(path), source.path)).as_posix()

@@ -53,7 +53,7 @@ def read_tune(source: RunSource) -> RawRun:
     data = [f for f in source.files if not f.endswith(PARAMS_FILE)]
     params = [f for f in source.files if f.endswith(PARAMS_FILE)]
     if params:
-        raw.env_hint = _env_from_params(raw, source, params[0])
+        raw.env_hint = env_from_params(raw, source, params[0])
     rows = lambda: RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING, restart_key=RESTART_KEY)  # noqa: E731
     for path, f, sink, report in text_files(raw, data, rows, what="row"):
         if path.endswith(".csv"):
@@ -90,7 +90,7 @@ def _read_csv(f, sink: RowSink, report: LineReport) -> None:
         sink.add(dict(zip(header, cells)))
 
 
-def _env_from_params(raw: RawRun, source: RunSource, path: str) -> str | None:
+def env_from_params(raw: RawRun, source: RunSource, path: str) -> str | None:
     """The trial's `env` from params.json (a string, or a dict/class name) if it has one."""
     shown = shown_path(source, path)
     try:
