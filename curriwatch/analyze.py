@@ -22,8 +22,8 @@ from .rules import RULES, rule_settings
 from .graduation import inferred_timeline, sibling_climbs
 from .levels import run_noise_reference, run_reference
 from .rules.regression import regression_signal
-from .timeline import (compare_with_curriculum_state, explicit_timeline, force_final_state, read_curriculum_state,
-                       saved_state)
+from .timeline import (Interval, compare_with_curriculum_state, explicit_timeline, force_final_state,
+                       read_curriculum_state, saved_state)
 
 # metric names read as lower-is-better when neither config nor profile says (whole words of the name)
 LOWER_IS_BETTER = re.compile(r"(?:^|[^a-z])(loss|error|err|regret|perplexity|ppl|mse|mae|rmse|cost|wer|cer)"
@@ -57,6 +57,8 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
                if info.profile in BUILTIN_PROFILES}
     profiles = all_profiles(config.user_profiles)
     level_metric = {info.name: getattr(profiles.get(info.profile or ""), "level_metric", None) for info in ingest.runs}
+    max_level_metric = {info.name: getattr(profiles.get(info.profile or ""), "max_level_metric", None)
+                        for info in ingest.runs}
     base = {name: rule_settings(config, name) for name in RULES}
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
@@ -68,7 +70,10 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
                 f"env {env_id!r} holds levels ({', '.join(levels[:8])}{', ...' if len(levels) > 8 else ''}), each "
                 f"judged as an env; its own {perf[run_envs[0].run]!r} is the rate over whichever level it trains, "
                 "an aggregate of theirs, and is not judged"))
+        last = _last_levels(ingest.frame, run_envs[0].run, holders, max_level_metric.get(run_envs[0].run))
         run_envs = [e for e in run_envs if e.env_id not in holders]
+        for env in run_envs:
+            env.cache["last_level"] = env.env_id in last
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
         reference = run_reference(run_envs)
@@ -124,6 +129,23 @@ def level_holders(envs: list[EnvData], level_metric: str | None) -> dict[str, li
     by_id = {e.env_id: e for e in envs}
     return {p: sorted(levels, key=lambda x: int(x.rpartition("_")[2])) for p, levels in out.items()
             if level_metric in by_id[p].other_metrics}
+
+
+def _last_levels(frame: pd.DataFrame, run: str, holders: dict[str, list[str]], metric: str | None) -> set[str]:
+    """The level envs at their holder's highest level (its `max_level_metric`'s last value): a curriculum
+    never advances past it, so it stays active however well it does."""
+    if not holders or not metric:
+        return set()
+    out = set()
+    rows = frame[(frame["run"] == run) & (frame["metric"] == metric)]
+    for holder, levels in holders.items():
+        values = rows.loc[rows["env_id"] == holder, "value"].to_numpy(dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if len(values) and float(values[-1]).is_integer():
+            name = f"{holder}/level_{int(values[-1])}"
+            if name in levels:
+                out.add(name)
+    return out
 
 
 def _by_run(envs, runs: dict, errors: dict):
@@ -238,6 +260,15 @@ def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
                                                           env.run_first_step, env.run_last_step)
         env.explicit_states = True
         env.graduation_step = next((iv.start_step for iv in env.timeline if iv.state == "graduated"), None)
+        if env.cache.get("last_level") and env.graduation_step is None and env.timeline[-1].state == "active":
+            # the curriculum never advances past its last level, so its states never say it mastered it:
+            # its performance does, as for an env whose states are not logged
+            final = env.timeline[-1]
+            _, g = inferred_timeline(env, grad)
+            if g is not None and final.start_step < g < final.end_step:
+                env.timeline = env.timeline[:-1] + [Interval("active", final.start_step, g),
+                                                    Interval("graduated", g, final.end_step)]
+                env.graduation_step = g
         return None
     learn = env.learning
     stopped = _training_stopped(env)

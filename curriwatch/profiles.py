@@ -79,6 +79,7 @@ class Profile:
     ignore: tuple = ()
     step_fill: bool = False
     level_metric: str | None = None  # a metric of env E holding its current level: E/level_{L} get states
+    max_level_metric: str | None = None  # ... and one holding its highest level, which cannot advance further
     # the run's path (a W&B run's name) matched here gives `{run}` patterns its `env` group
     run_env: re.Pattern | None = None
     # metrics judged instead when a run logs no point of performance_metric, first present wins
@@ -205,6 +206,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             performance_metric="percent_correct",
             count_metric="count",
             level_metric="curriculum/current_level",
+            # infinimath_env.py:229; the curriculum never advances past it (curriculum.py:274-275)
+            max_level_metric="curriculum/max_level",
             description="Atropos: {env}_{n}_train|eval/{metric}; bare train|eval/percent_correct (env = "
             "the W&B run's name); train/level_{L}_correct, eval/level_{L}_accuracy -> env {env}/level_{L}; curriculum/* -> "
             "metrics of the env",

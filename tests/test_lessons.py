@@ -292,21 +292,25 @@ def test_lessons_in_terminal_markdown_and_html(collapse_logdir, tmp_path):
     assert "esc|&lt;b&gt;\\x1b[31m" in page and "<td>big_wall_height</td><td>0</td><td>600000..1000000 (now)</td>" in page
 
 
-def _infinimath_rows(rng, overall: bool = True, levels: int = 5, climb: int = 40) -> tuple[list[dict], list[int]]:
+def _infinimath_rows(rng, overall: bool = True, levels: int = 5, climb: int = 40, tail: int = 0,
+                     max_level: int | None = None) -> tuple[list[dict], list[int]]:
     """A level curriculum as Atropos' infinimath logs it per wandb_log (environments/infinimath/
     infinimath_env.py): `train/percent_correct` over the batch (:211-213, whatever level it trained),
     `train/level_{L}_correct|count` of the levels in the batch (:217-221), `curriculum/current_level`
     (:228) and, every 10th step, `eval/level_{L}_accuracy` of the current level (:405). Each level is
-    learned from 0.2 to 0.9 over `climb` steps, held, and left for the next after 60 steps."""
+    learned from 0.2 to 0.9 over `climb` steps, held, and left for the next after 60 steps; the last one
+    is trained `tail` steps longer. `max_level`: `curriculum/max_level` (:229), logged when given."""
     rows, steps = [], []
     level, since = 1, 0
-    for step in range(levels * 60):
+    for step in range(levels * 60 + tail):
         p = 0.2 + 0.7 * min(since / climb, 1.0)
         correct = rng.binomial(64, p) / 64
         row = {f"train/level_{level}_correct": correct, f"train/level_{level}_count": 64,
                "curriculum/current_level": level}
         if overall:
             row["train/percent_correct"] = correct
+        if max_level is not None:
+            row["curriculum/max_level"] = max_level
         if step % 10 == 9:
             row[f"eval/level_{level}_accuracy"] = rng.binomial(100, p) / 100
         rows.append(row)
@@ -337,3 +341,22 @@ def test_an_env_holding_levels_is_judged_through_its_levels(tmp_path, overall):
     frame = curriwatch.load(tmp_path).frame
     evals = frame[(frame.env_id == "infinimath/level_2") & (frame.split == "eval")]
     assert set(evals.metric) == {"percent_correct"} and evals.step.tolist() == list(range(69, 120, 10))
+
+
+@pytest.mark.parametrize("max_level", [5, 7])
+def test_the_last_level_holding_its_top_has_mastered_it(tmp_path, max_level):
+    # infinimath never advances past its last level (curriculum.py:274-275): held at its top for 500 steps it
+    # has mastered it (graduated where its performance plateaued), no stall; below a level the curriculum
+    # could still advance to, the same flat top is the threshold not met — a stall
+    rows, steps = _infinimath_rows(np.random.default_rng(5), levels=5, tail=500, max_level=max_level)
+    write_wandb(tmp_path, rows, steps=steps, name="infinimath-2026-01-01-abc123", run_id="lv2")
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path)).runs
+    last = [iv for env, iv in run.timeline if env == "infinimath/level_5"]
+    judged = {(w.type, w.env_id) for w in run.warnings if w.type != "eval_gap"}
+    if max_level == 5:
+        assert [iv.state for iv in last] == ["locked", "active", "graduated"]
+        assert 240 + 30 <= last[-1].start_step <= 240 + 90  # learned over 40 steps from 240, then plateaued
+        assert judged == set()
+    else:
+        assert [iv.state for iv in last] == ["locked", "active"]
+        assert ("training_stagnation", "infinimath/level_5") in judged

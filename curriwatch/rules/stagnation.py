@@ -50,7 +50,9 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
         hi = int(np.searchsorted(f.series.steps, iv.end_step, "right" if last else "left"))
         # a trainer that logs its states and never graduated the env says its top was not enough: a
         # long stall there is a stall, whatever the siblings reached
-        top_windows = TOP_STALL_WINDOWS if env.explicit_states and last and not graduated else None
+        # — unless it is the curriculum's last level, which it never advances past
+        top_windows = TOP_STALL_WINDOWS if env.explicit_states and last and not graduated \
+            and not env.cache.get("last_level") else None
         out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, top_windows=top_windows)
     return out
 
