@@ -1,7 +1,7 @@
 """Per-environment views of the frame: the series the rules and the timeline read."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -106,6 +106,8 @@ class EnvData:
     run_last_train_step: int | None = None  # the last training step of any env of the run
     other_metrics: tuple[str, ...] = ()  # metrics the env logged besides the performance metric
     lessons: dict[str, Series] = field(default_factory=dict)  # lesson index series (split state), by metric
+    # every step the run logged anything at (any env, metric or split), sorted: computed on first call
+    run_logged_steps: Callable[[], np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def performance(self) -> Series:
@@ -150,6 +152,17 @@ def group_slices(frame: pd.DataFrame) -> tuple[dict, dict[str, tuple[int, int]]]
     return groups, runs
 
 
+def _once(make: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
+    """`make`, called once and remembered."""
+    memo: list[np.ndarray] = []
+
+    def get() -> np.ndarray:
+        if not memo:
+            memo.append(make())
+        return memo[0]
+    return get
+
+
 def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
                   sign_of=lambda run, env: 1) -> Iterator[EnvData]:
     """EnvData for every (run, env) in the frame, with its performance and state series; values
@@ -188,6 +201,7 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
     for run, envs in envs_of_run.items():
         s, e = runs[run]
         first, last = int(steps[s:e].min()), int(steps[s:e].max())
+        logged = _once(lambda s=s, e=e: np.unique(steps[s:e]))
         metric = perf_metric_of.get(run)
         for env in envs:
             sign = sign_of(run, env)
@@ -196,4 +210,5 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
             others = tuple(sorted(metrics_of.get((run, env), set()) - {metric}))
             lessons = {m: series((run, env, "state", m)) for m in lessons_of.get((run, env), ())}
             yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last,
-                          sign=sign, run_last_train_step=last_train.get(run), other_metrics=others, lessons=lessons)
+                          sign=sign, run_last_train_step=last_train.get(run), other_metrics=others, lessons=lessons,
+                          run_logged_steps=logged)

@@ -243,6 +243,14 @@ CASES = [
          [], ("eval_gap",)),
     Case("active env's evals stop", {"a": E(train="0.5~0.02x400", eval="0.5~0.02x10")},
          [("eval_gap", "a", "info", 450 + 50, 0)], ("eval_gap",)),
+    Case("the whole run logs nothing for a while (its step counter jumped): no blind spot", {
+        "a": E(train="0.5~0.02x60 _x60 0.5~0.02x60", eval="0.5~0.02x12 _x12 0.5~0.02x12"),
+        "b": E(train="0.5~0.02x60 _x60 0.5~0.02x60")},
+         [], ("eval_gap",)),
+    Case("... but an env's evals stopping across it while its training goes on are one", {
+        "a": E(train="0.5~0.02x60 _x60 0.5~0.02x60", eval="0.5~0.02x12 _x12 0.5~0.02x2"),
+        "b": E(train="0.5~0.02x60 _x60 0.5~0.02x60")},
+         [("eval_gap", "a", "info", 1250 + 50, 0)], ("eval_gap",)),
     # configuration reaches the rules
     Case("a disabled rule never fires", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                 eval=f"{RISE} 0.95~0.02x30 0.4~0.02x30")},

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envdata import EnvData
+from ..envdata import PAUSE_INTERVALS, EnvData
 from ..incidents import Incident
 from . import register
 
@@ -22,6 +22,8 @@ def eval_gap(env: EnvData, s: dict) -> list[Incident]:
     gaps = ends - steps
     out = []
     for i in np.flatnonzero(gaps > limit).tolist():
+        if gaps[i] - _run_paused(env, int(steps[i]), int(ends[i]), every) <= limit:
+            continue  # the whole run logged nothing for most of it (a jump of the step counter, a pause): no blind spot
         start = int(steps[i])
         state = _state_at(env, start)
         ongoing = i == len(steps) - 1
@@ -35,6 +37,21 @@ def eval_gap(env: EnvData, s: dict) -> list[Incident]:
              "detected_at_step": int(start + limit),
              "eval_interval": every, "state": state}))
     return out
+
+
+def _run_paused(env: EnvData, a: int, b: int, every: float) -> int:
+    """Steps between a and b in which the run logged nothing at all for longer than the env's eval interval
+    `every` (and PAUSE_INTERVALS x the run's median gap between logged steps — any env, metric or split):
+    no eval could have come there."""
+    if env.run_logged_steps is None:
+        return 0
+    logged = env.run_logged_steps()
+    if len(logged) < 3:
+        return 0
+    pause = max(PAUSE_INTERVALS * float(np.median(np.diff(logged))), every)
+    inside = np.clip(logged, a, b)
+    gaps = np.diff(inside)
+    return int(np.sum(gaps[gaps > pause]))
 
 
 def _state_at(env: EnvData, step: int) -> str:
