@@ -132,39 +132,22 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
-def test_small_fifth_corpus_is_read_whole(tmp_path):
-    """The fifth corpus built small (ROLL via W&B with a resumed run, Ray Tune's TensorBoard logger, a
-    smoothed generic TensorBoard run resumed in a second event file, a flat-tag user profile, Atropos levels):
-    every label on a planned env of a planned run, and curriwatch reads every planned run and env (no errors,
-    nothing missing, no run or env judged unknown)."""
-    import detection_corpus_fifth as fifth
-
-    labels = fifth.build(tmp_path, fifth.SMALL_RUNS, 3)
+@pytest.mark.parametrize("name", ["fifth", "sixth"])
+def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
+    """The fifth and sixth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
+    file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
+    one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
+    and duplicate rows: every label on a planned env of a planned run, and curriwatch reads every planned run
+    and env (no errors, nothing missing, no run or env judged unknown)."""
+    corpus = importlib.import_module(f"detection_corpus_{name}")
+    labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
     plans = detection.load_plans(tmp_path)
-    assert {p["convention"] for p in plans.values()} == set(fifth.CYCLE)
+    assert {p["convention"] for p in plans.values()} == set(corpus.CYCLE)
     assert labels == json.loads((tmp_path / "labels.json").read_text()) and labels
     for l in labels:
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
-        assert l["type"] in fifth.EVENTS, l
-    detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    assert errors == [] and problems == [], (errors, problems)
-    assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
-
-
-def test_small_sixth_corpus_is_read_whole(tmp_path):
-    """The sixth corpus built small (ML-Agents lesson curricula, SB3 levels mirrored to one W&B group, CleanRL
-    `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values and duplicate rows):
-    every label on a planned env of a planned run, and curriwatch reads every planned run and env (no errors,
-    nothing missing, no run or env judged unknown)."""
-    import detection_corpus_sixth as sixth
-
-    labels = sixth.build(tmp_path, sixth.SMALL_RUNS, 3)
-    plans = detection.load_plans(tmp_path)
-    assert {p["convention"] for p in plans.values()} == set(sixth.CYCLE)
-    assert labels == json.loads((tmp_path / "labels.json").read_text()) and labels
-    for l in labels:
-        assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
-        assert l["type"] in sixth.EVENTS, l
+        assert l["type"] in corpus.EVENTS, l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
     assert errors == [] and problems == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
