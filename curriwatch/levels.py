@@ -691,7 +691,10 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
             else:
                 groups.append([a, end])
         for a, end in groups:
-            if _rise_stair(levels, a, _level_before(seg, series, phases[a]) if a == 0 else None):
+            before = _level_before(seg, series, phases[a]) if a == 0 else None
+            if a == 0 and before is None and a + 1 < len(levels):
+                before = _climbed_through(seg, series, phases[a], levels[a + 1] - levels[a])
+            if _rise_stair(levels, a, before):
                 if end - a - 1 < _changes_needed(seg, phases[a + 2: end]):
                     continue  # without the stair too few changes are left: no switching
                 a += 1  # its first low phase is a stair of the learning rise before it
@@ -745,6 +748,21 @@ def _level_before(seg: Segments, series: Series, phase: tuple) -> float | None:
     """The median of the points just before a phase (as many as it holds), or None at the series' start."""
     a, b = int(seg.bounds[phase[0]]), int(seg.bounds[phase[1] + 1])
     return median(series.values[max(0, a - (b - a)): a]) if a > 0 else None
+
+
+def _climbed_through(seg: Segments, series: Series, phase: tuple, gap: float) -> float | None:
+    """The first point of a phase that opens the series, when its points climb through its level — the
+    first beyond RETURN_TOLERANCE x the gap to the next phase below it, the last as far above it: a
+    learning rise that a two-level reading cut at the low level (a few sparse evals on the way up), not a
+    phase. None otherwise."""
+    a, b = int(seg.bounds[phase[0]]), int(seg.bounds[phase[1] + 1])
+    v = series.values[a:b]
+    if len(v) < 2 or not gap > 0:
+        return None
+    level = phase[2]
+    if v[0] < level - RETURN_TOLERANCE * gap and v[-1] > level + RETURN_TOLERANCE * gap:
+        return float(v[0])
+    return None
 
 
 def _changes_needed(seg: Segments, inner: list) -> int:

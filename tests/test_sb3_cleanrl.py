@@ -185,6 +185,23 @@ def test_an_sb3_never_learner_is_stalled_however_its_rolling_mean_wanders(tmp_pa
         assert [(w["type"], w["first_step"]) for w in run["warnings"]] == [("training_stagnation", 512)], (seed, run)
 
 
+def test_switching_after_an_sb3_level_held_its_top_is_dated_from_its_first_change(tmp_path):
+    """A level learns in 10 iterations (-1400 -> -250), holds -250 for 40, then switches between -750 and -250
+    every 15 (as the sixth corpus writes SB3 levels). EvalCallback's first evals (every 512 steps) climb through
+    the low level on the way up; read two-level they opened the eval series as switching's first low phase:
+    switching from the first eval, graduation never inferred inside it, the level never graduated. They climb
+    through their level: a learning rise — the switching begins at its first change (iteration 50, step
+    25,600; the first eval after it) and the level graduated before it."""
+    for seed in range(3):
+        SB3OnPolicy(tmp_path / str(seed), seed=seed, noise=60, episode_length=128, eval_freq=512).learn(
+            expand("-1400+115x10 -250x40 (-750x15 -250x15)x4", seed), tb_log_name="pendulum")
+        (run,) = json_report(tmp_path / str(seed))["runs"]
+        (w,) = run["warnings"]
+        assert (w["type"], w["evidence"]["kind"]) == ("performance_volatility", "switching"), (seed, w)
+        assert 25600 <= w["first_step"] <= 25600 + 2 * 512, (seed, w)
+        assert [iv["state"] for iv in run["timeline"]] == ["active", "graduated"], (seed, run["timeline"])
+
+
 def test_a_rolling_means_window_is_read_from_its_changes(tmp_path):
     """rolling_span: the lag at which an SB3 ep_rew_mean's changes are most negatively correlated is its
     window (100 episodes at 4 a dump: 25 dumps, within a few: episode ends fall either side of a dump);
