@@ -63,19 +63,19 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
-        holders = level_holders(run_envs, level_metric.get(run_envs[0].run))
+        run = run_envs[0].run
+        holders = level_holders(run_envs, level_metric.get(run))
         for env_id, levels in holders.items():
-            runs[run_envs[0].run].data_issues.append(DataIssue(
-                "level_holder", run_envs[0].run,
+            runs[run].data_issues.append(DataIssue(
+                "level_holder", run,
                 f"env {env_id!r} holds levels ({', '.join(levels[:8])}{', ...' if len(levels) > 8 else ''}), each "
-                f"judged as an env; its own {perf[run_envs[0].run]!r} is the rate over whichever level it trains, "
+                f"judged as an env; its own {perf[run]!r} is the rate over whichever level it trains, "
                 "an aggregate of theirs, and is not judged"))
-        last = _last_levels(ingest.frame, run_envs[0].run, holders, max_level_metric.get(run_envs[0].run))
+        last = _last_levels(ingest.frame, run, holders, max_level_metric.get(run))
         run_envs = [e for e in run_envs if e.env_id not in holders]
-        for env in run_envs:
-            env.cache["last_level"] = env.env_id in last
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
+            env.cache["last_level"] = env.env_id in last
         reference = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
@@ -124,7 +124,7 @@ def level_holders(envs: list[EnvData], level_metric: str | None) -> dict[str, li
     out: dict[str, list[str]] = {}
     for e in envs:
         parent, _, leaf = e.env_id.rpartition("/level_")
-        if parent in ids and leaf.isdigit():
+        if parent in ids and leaf.isdecimal():
             out.setdefault(parent, []).append(e.env_id)
     by_id = {e.env_id: e for e in envs}
     return {p: sorted(levels, key=lambda x: int(x.rpartition("_")[2])) for p, levels in out.items()

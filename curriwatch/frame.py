@@ -409,7 +409,7 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
     levels: dict[int, list[tuple[int, int]]] = {}  # parent env code -> [(level, level env code)]
     for name, env_code in names["env"].items():
         parent, _, leaf = name.rpartition("/level_")
-        if parent and leaf.isdigit() and parent in names["env"]:
+        if parent and leaf.isdecimal() and parent in names["env"]:
             levels.setdefault(names["env"][parent], []).append((int(leaf), env_code))
     extra = []
     for parent, members in levels.items():

@@ -306,6 +306,18 @@ def test_atropos_process_mode_and_level_curriculum(tmp_path):
     assert series(frame, "gsm8k/level_1", "state", "state") == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 2.0), (4, 2.0)]
 
 
+def test_an_env_named_like_a_level_with_a_non_decimal_digit_is_read(tmp_path):
+    # `²` is a digit to str.isdigit but no number to int(): an env `x/level_²` beside env `x` made the
+    # whole run unreadable ("invalid literal for int()"); it is an env of its own, not a level of `x`
+    rows = [{"x_0_train/percent_correct": 0.5, "x_0_curriculum/current_level": 1, "x/level_²_0_train/percent_correct": 0.4,
+             "x_0_train/level_1_correct": 0.3} for _ in range(5)]
+    write_wandb(tmp_path, rows, steps=list(range(5)))
+    report = curriwatch.analyze(curriwatch.load(tmp_path))
+    (run,) = report.runs
+    assert sorted(e.env_id for e in run.environments) == ["x/level_1", "x/level_²"]
+    assert [i.detail.split(" holds")[0] for i in run.data_issues if i.kind == "level_holder"] == ["env 'x'"]
+
+
 def test_atropos_prefixed_scheduler_keys(tmp_path):
     keys = ["current_level", "items_tracked", "mean_difficulty", "min_difficulty", "max_difficulty",
             "total_updates", "bin_0_count", "bin_7_count"]
