@@ -9,7 +9,8 @@ from . import register
 
 
 @register("eval_gap", "no eval point for more than factor x evaluation_frequency steps (or x the env's "
-          "own eval interval when that is longer) while the run goes on")
+          "own eval interval when that is longer) while the run goes on; stretches where the whole run logged "
+          "nothing for longer than that interval (a jump of the step counter, a pause) do not count")
 def eval_gap(env: EnvData, s: dict) -> list[Incident]:
     steps = env.eval.steps
     if len(steps) == 0:
