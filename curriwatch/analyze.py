@@ -16,7 +16,7 @@ from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
 from .lessons import judged_tracks, lesson_tracks, stage_timeline
 from .model import DataIssue
-from .profiles import BUILTIN_PROFILES, all_profiles
+from .profiles import BUILTIN_PROFILES, all_profiles, level_of
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .graduation import inferred_timeline, sibling_climbs
@@ -56,22 +56,23 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     rolling = {info.name: BUILTIN_PROFILES[info.profile].rolling_mean_splits for info in ingest.runs
                if info.profile in BUILTIN_PROFILES}
     profiles = all_profiles(config.user_profiles)
-    level_metric = {info.name: getattr(profiles.get(info.profile or ""), "level_metric", None) for info in ingest.runs}
-    max_level_metric = {info.name: getattr(profiles.get(info.profile or ""), "max_level_metric", None)
-                        for info in ingest.runs}
+    profile_of = {info.name: profiles.get(info.profile or "") for info in ingest.runs}
+    max_levels = _last_values(ingest.frame, {p.max_level_metric for p in profile_of.values()
+                                             if p is not None and p.max_level_metric})
     base = {name: rule_settings(config, name) for name in RULES}
     finals: dict[str, dict[str, str]] = {}
     errors: dict[str, str] = {}
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
         run = run_envs[0].run
-        holders = level_holders(run_envs, level_metric.get(run))
+        profile = profile_of.get(run)
+        holders = level_holders(run_envs, profile.level_metric if profile else None)
         for env_id, levels in holders.items():
             runs[run].data_issues.append(DataIssue(
                 "level_holder", run,
                 f"env {env_id!r} holds levels ({', '.join(levels[:8])}{', ...' if len(levels) > 8 else ''}), each "
                 f"judged as an env; its own {perf[run]!r} is the rate over whichever level it trains, "
                 "an aggregate of theirs, and is not judged"))
-        last = _last_levels(ingest.frame, run, holders, max_level_metric.get(run))
+        last = _last_levels(run, holders, max_levels, profile.max_level_metric if profile else None)
         run_envs = [e for e in run_envs if e.env_id not in holders]
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
@@ -115,36 +116,38 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
 
 def level_holders(envs: list[EnvData], level_metric: str | None) -> dict[str, list[str]]:
     """Envs whose levels are envs of their own (`{env}/level_{L}`, their states read from the env's
-    `level_metric`, as Atropos' infinimath logs them): env id -> its level env ids. Such an env's own
-    performance series is the rate over its current level — it falls at every advance by design — so
+    `level_metric`, as Atropos' infinimath logs them): env id -> its level env ids, by level. Such an env's
+    own performance series is the rate over its current level — it falls at every advance by design — so
     its levels are judged instead of it."""
     if not level_metric:
         return {}
-    ids = {e.env_id for e in envs}
-    out: dict[str, list[str]] = {}
-    for e in envs:
-        parent, _, leaf = e.env_id.rpartition("/level_")
-        if parent in ids and leaf.isdecimal():
-            out.setdefault(parent, []).append(e.env_id)
     by_id = {e.env_id: e for e in envs}
-    return {p: sorted(levels, key=lambda x: int(x.rpartition("_")[2])) for p, levels in out.items()
+    out: dict[str, list[tuple[int, str]]] = {}
+    for e in envs:
+        hit = level_of(e.env_id)
+        if hit and hit[0] in by_id:
+            out.setdefault(hit[0], []).append((hit[1], e.env_id))
+    return {p: [env_id for _, env_id in sorted(levels)] for p, levels in out.items()
             if level_metric in by_id[p].other_metrics}
 
 
-def _last_levels(frame: pd.DataFrame, run: str, holders: dict[str, list[str]], metric: str | None) -> set[str]:
+def _last_values(frame: pd.DataFrame, metrics: set[str]) -> dict[tuple[str, str, str], float]:
+    """(run, env, metric) -> the metric's last finite value, for these metrics (read once for all runs)."""
+    if not metrics:
+        return {}
+    rows = frame[frame["metric"].isin(metrics) & np.isfinite(frame["value"])]
+    last = rows.groupby(["run", "env_id", "metric"], observed=True, sort=False)["value"].last()
+    return {(str(r), str(e), str(m)): float(v) for (r, e, m), v in last.items()}
+
+
+def _last_levels(run: str, holders: dict[str, list[str]], last_values: dict, metric: str | None) -> set[str]:
     """The level envs at their holder's highest level (its `max_level_metric`'s last value): a curriculum
     never advances past it, so it stays active however well it does."""
-    if not holders or not metric:
-        return set()
     out = set()
-    rows = frame[(frame["run"] == run) & (frame["metric"] == metric)]
     for holder, levels in holders.items():
-        values = rows.loc[rows["env_id"] == holder, "value"].to_numpy(dtype=np.float64)
-        values = values[np.isfinite(values)]
-        if len(values) and float(values[-1]).is_integer():
-            name = f"{holder}/level_{int(values[-1])}"
-            if name in levels:
-                out.add(name)
+        top = last_values.get((run, holder, metric)) if metric else None
+        if top is not None and top.is_integer() and f"{holder}/level_{int(top)}" in levels:
+            out.add(f"{holder}/level_{int(top)}")
     return out
 
 

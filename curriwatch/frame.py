@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .model import DataIssue, RawRun
-from .profiles import RUN_ENV, Profile
+from .profiles import RUN_ENV, Profile, level_of
 
 COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time", "count"]
 STATE_WORDS = {"locked": 0.0, "active": 1.0, "graduated": 2.0}
@@ -408,9 +408,9 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
         return points
     levels: dict[int, list[tuple[int, int]]] = {}  # parent env code -> [(level, level env code)]
     for name, env_code in names["env"].items():
-        parent, _, leaf = name.rpartition("/level_")
-        if parent and leaf.isdecimal() and parent in names["env"]:
-            levels.setdefault(names["env"][parent], []).append((int(leaf), env_code))
+        hit = level_of(name)
+        if hit and hit[0] in names["env"]:
+            levels.setdefault(names["env"][hit[0]], []).append((hit[1], env_code))
     extra = []
     for parent, members in levels.items():
         sel = (points.env == parent) & (points.metric == metric_code) & np.isfinite(points.value)

@@ -439,6 +439,13 @@ def short(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
 
 
+def level_of(env_id: str) -> tuple[str, int] | None:
+    """(env, L) for a level env `{env}/level_{L}` (L decimal: `²` is a digit to str.isdigit but no number to
+    int), else None. Whether `env` holds levels is the caller's to check."""
+    parent, _, leaf = env_id.rpartition("/level_")
+    return (parent, int(leaf)) if parent and leaf.isdecimal() else None
+
+
 def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
     """User profiles first (they win detection ties), then the built-ins they do not replace."""
     merged = dict(user or {})
