@@ -52,6 +52,7 @@ JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the
 LOOSE_CLUSTERS = 2.0  # clusters whose sd is over this x the series' noise are loose ...
 LOOSE_SEPARATION = 4.0  # ... and must lie this many of their sds apart
 TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
+HELD_PHASES = 3  # a learned level held this many typical phases before switching began is no phase of it
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
 
 
@@ -691,6 +692,9 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
             else:
                 groups.append([a, end])
         for a, end in groups:
+            if a == 0 and _learned_then_held(levels, duration, a, end) \
+                    and end - a - 2 >= _changes_needed(seg, phases[a + 3: end]):
+                a += 2  # a brief start below, then a long hold: it learned and held before it began to switch
             before = _level_before(seg, series, phases[a]) if a == 0 else None
             if a == 0 and before is None and a + 1 < len(levels):
                 before = _climbed_through(seg, series, phases[a], levels[a + 1] - levels[a])
@@ -708,15 +712,18 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
 def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
     """Whether fewer than two of a chain's low phases stand out of the series' brief dips: a low phase of r
     points is one when the series' points below the chain's middle in runs shorter than SHORT_PHASE_POINTS,
-    outside the chain, come so often that n x their rate ** r exceeds CHANCE_PHASE (a rate whose noise is now
+    outside its low phases, come so often that n x their rate ** r exceeds CHANCE_PHASE (a rate whose noise is now
     and then a deep drop bunches two or three of them now and then; a fall among such drops then reads as
     switching and hides as one)."""
     levels = np.array([p[2] for p in phases])
     mid = (float(np.max(levels)) + float(np.min(levels))) / 2
     v = series.values
     n = len(v)
-    a, b = int(seg.bounds[phases[0][0]]), int(seg.bounds[phases[-1][1] + 1])
-    outside = n - (b - a)
+    lows = np.zeros(n, bool)  # the chain's low phases: its high ones show the series' brief dips like the rest
+    for p in phases:
+        if p[2] < mid:
+            lows[int(seg.bounds[p[0]]): int(seg.bounds[p[1] + 1])] = True
+    outside = n - int(np.count_nonzero(lows))
     if outside < LONG_SERIES_POINTS:
         return False
     below = v < mid
@@ -724,12 +731,23 @@ def _chance_lows(seg: Segments, series: Series, phases: list) -> bool:
     for s0, e0 in runs_of_true(below):
         if e0 - s0 + 1 < SHORT_PHASE_POINTS:
             brief[s0: e0 + 1] = True
-    rate = (int(np.count_nonzero(brief)) - int(np.count_nonzero(brief[a:b]))) / outside
+    rate = int(np.count_nonzero(brief & ~lows)) / outside
     if not rate > 0:
         return False
     real = sum(1 for p in phases if p[2] < mid
                and n * rate ** (int(seg.bounds[p[1] + 1]) - int(seg.bounds[p[0]])) <= CHANCE_PHASE)
     return real < 2
+
+
+def _learned_then_held(levels: np.ndarray, duration: np.ndarray, a: int, end: int) -> bool:
+    """Whether a chain's first phase a is a brief start at its worse level (shorter than its typical phase)
+    and the next one a hold at the better level of more than HELD_PHASES x its typical phase (the median of
+    the phases after them): the series' first points before a level is learned (SB3's EvalCallback evaluates
+    a level as its training starts), then what was learned held — not two phases of the switching after."""
+    if end - a < 4 or not levels[a] < levels[a + 1]:
+        return False
+    typical = median(duration[a + 2: end + 1])
+    return bool(duration[a] < typical and duration[a + 1] > HELD_PHASES * typical)
 
 
 def _rise_stair(levels: np.ndarray, a: int, before: float | None = None) -> bool:

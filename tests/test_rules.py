@@ -507,6 +507,19 @@ SHAPES = [
          [], ("performance_volatility", "graduated_regression")),
     Case("binomial noise at p=0.5, n=32 is silent", {"noisy": E(train="0.5b32x400"), "other": E(train="0.3b32x400")},
          [], ("performance_volatility",)),
+    # sixth corpus (SB3 levels, EvalCallback): a level's first evals as its training starts, a rise, a hold of
+    # five phases, then switching — it learned and held before it switched, the switching begins at its
+    # first drop; a hold of two phases after a lone first eval at the low level is a phase of it, from the start
+    Case("switching after a rise and a long hold begins at its first drop",
+         {"a": E(eval="-1180 -870 -640 -460 -300 -250~15x20 (-930~15x5 -245~15x5)x7", eval_every=1000,
+                 state="1x190", state_every=500)},
+         [("performance_volatility", "a", "warning", 25000, 1000)], ("performance_volatility",)),
+    Case("switching after a lone first eval and a long hold begins at its first drop",
+         {"a": E(eval="-930 -250~15x25 (-930~15x5 -245~15x5)x7", eval_every=1000, state="1x192", state_every=500)},
+         [("performance_volatility", "a", "warning", 26000, 1000)], ("performance_volatility",)),
+    Case("switching after a lone first eval and a hold of two phases began with it",
+         {"a": E(eval="-930 -250~15x10 (-930~15x5 -245~15x5)x7", eval_every=1000, state="1x162", state_every=500)},
+         [("performance_volatility", "a", "warning", 0, 0)], ("performance_volatility",)),
     Case("a learning curve and a level shift are not switching",
          {"a": E(train="0.1+0.02x40 0.9~0.02x100 0.5~0.02x100"), "b": E(train="0.1+0.1x8 0.9~0.03x232")},
          [], ("performance_volatility",)),
@@ -1329,6 +1342,64 @@ def test_an_early_pair_of_deep_drops_in_outlier_noise_is_chance(tmp_path, seed):
     case = Case("early pair", _beside_a_steady_sibling(y), [])
     got, _run = run_case(case, tmp_path)
     assert [w.first_step for w in got if w.evidence.get("kind") == "dip" and w.first_step < 1000] == []
+
+
+@pytest.mark.parametrize("share, fires", [(0.0, True), (0.08, False)])
+def test_two_deep_evals_in_a_row_beside_a_train_series_of_deep_outliers_are_chance(tmp_path, share, fires):
+    """Two evals in a row that lost half the gain, then back, among 80 sparse evals that show no other deep
+    point: beside a calm dense train series a dip; beside a train series whose noise is a deep drop 8 % of the
+    time, the env's noise makes such a pair by chance — the evals are too few to show its outliers, the train
+    series beside them shows them (third corpus seeds 82-84: tinker, contaminated user-profile scores)."""
+    train = _contaminated(5, n=2000, share=share)
+    case = Case("eval pair", {"a": E(train=" ".join(f"{v:.4f}" for v in train), train_every=1,
+                                     eval="0.1+0.1x9 0.96b64x40 0.3b64x2 0.96b64x30", eval_every=25),
+                              "b": E(train="0.1+0.05x18 0.95~0.02x1982", train_every=1,
+                                     eval="0.1+0.1x9 0.96b64x72", eval_every=25)}, [])
+    got, _run = run_case(case, tmp_path)
+    dips = [w.first_step for w in got if w.type == "performance_volatility" and w.evidence.get("kind") == "dip"]
+    assert dips == ([1225] if fires else []), dips
+
+
+def _lone_drops_and_a_triple(seed: int, share: float = 0.09, n: int = 230) -> np.ndarray:
+    """A rate learned in 10 points, then held at its bound (16 trials: 1 or 15/16) whose noise is now and then
+    (`share` of points) a lone deep drop to [0.2, 0.65]; three such drops in a row at point 160."""
+    rng = np.random.default_rng(seed)
+    y = 1.0 - rng.integers(0, 2, n) / 16
+    lone = np.flatnonzero(rng.random(n) < share)
+    lone = lone[(lone > 12) & (np.abs(lone - 161) > 3)]
+    lone = lone[np.concatenate([[True], np.diff(lone) > 1])]  # lone: none next to another
+    y[lone] = rng.uniform(0.2, 0.65, len(lone))
+    y[160:163] = [0.5, 0.2, 0.6]
+    y[:10] = np.linspace(0.05, 0.95, 10)
+    return y
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_three_drops_in_a_row_among_a_few_hundred_with_brief_drops_are_chance(tmp_path, seed):
+    """Third corpus seed 81 (key_door, beta-binomial noise): three deep drops in a row among ~220 points after
+    graduation whose noise is a lone deep drop now and then (up to 9 % of points). Stretches of three start at
+    any of ~220 points: such a run comes by chance over 5 % of the time — counting only the ~73 disjoint
+    stretches said under 5 %, and the run was a dip or a regression. Neither."""
+    y = _lone_drops_and_a_triple(seed)
+    case = Case("triple", {"a": E(train=" ".join(f"{v:.4f}" for v in y)), "b": E(train="0.1+0.1x9 0.97~0.02x221")}, [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.first_step) for w in got if w.env_id == "a" and w.type in (
+        "graduated_regression", "performance_volatility")] == []
+
+
+@pytest.mark.parametrize("seed", [2, 4])
+def test_two_triples_of_drops_among_brief_drops_are_no_switching(tmp_path, seed):
+    """Third corpus seed 81 (key_door again): two runs of three deep drops eight points apart, among 290
+    points whose noise is a lone deep drop now and then (up to 9 %): four changes of level — but whether its
+    low phases stand out of the series' brief dips is judged against the dips outside its low phases: the
+    chain's long high phases before and after them hold most of the series and its brief dips (judged outside
+    the whole chain, 60 points were left and the test was skipped)."""
+    y = _lone_drops_and_a_triple(seed, n=300)
+    y[148:153] = [0.97, 0.55, 0.55, 0.31, 0.97]
+    case = Case("two triples", {"a": E(train=" ".join(f"{v:.4f}" for v in y)), "b": E(train="0.1+0.1x9 0.97~0.02x291")},
+                [])
+    got, _run = run_case(case, tmp_path)
+    assert [(w.type, w.first_step) for w in got if w.env_id == "a"] == []
 
 
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):

@@ -11,7 +11,7 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import burst, second_differences
-from ..levels import (NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
+from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
                       volatility_width)
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, lag1_correlation, median
 from . import register
@@ -190,15 +190,17 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     a group likely by chance."""
     r = s["regression"]
     raw = sig["raw"]
-    value, _noise, sd = _held_noise(env, sig)
-    far = sig["after"] & (sig["baseline"] - value > DEEP_NOISE * sd)
-    deep = far & (raw < DEEP_SHARE)
+    deep = _deep(env, sig)
     low = sig["after"] & (raw < r["regression_threshold"])  # a dip's shallower points on its way back belong to it
     falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
     out = []
     runs = runs_of_true(deep)
     singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
     held = np.concatenate([[0], np.cumsum(sig["after"])])
+    value, _noise, sd = _held_noise(env, sig)
+    # the env's other series shows its noise's outliers too: sparse evals hold too few to tell contaminated
+    # noise, the dense train series beside them does
+    other_rate = _lone_deep_rate(env, s, "train" if sig["series"] == "eval" else "eval")
     for a, b in runs:
         if b - a + 1 >= DEEP_POINTS:
             while b + 1 < len(raw) and low[b + 1]:
@@ -213,7 +215,8 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
             if batch_passing(sig, a0, b, held_zone(r)):
                 continue  # one extreme batch of episodes passing a rolling mean's window
         n_held = int(held[-1])
-        if n_held and n_held * (len(singles) / n_held) ** int(np.count_nonzero(deep[a: b + 1])) > CHANCE_RUNS:
+        if n_held and n_held * max(len(singles) / n_held, other_rate) ** int(np.count_nonzero(deep[a: b + 1])) \
+                > CHANCE_RUNS:
             continue  # the env's lone deep points (all its life after graduation) come often enough that such a
             # run among them is chance
         lowest = a + int(np.argmin(raw[a: b + 1]))
@@ -226,11 +229,29 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     for g in _near_groups(singles, s["dip_points"]):
         if len(g) < DEEP_POINTS or any(f0 <= g[-1] and g[0] <= f1 for f0, f1 in falls):
             continue
-        if _group_by_chance(g, n_held, (len(singles) - len(g) + above) / max(n_held - len(g), 1)):
+        if _group_by_chance(g, n_held, max((len(singles) - len(g) + above) / max(n_held - len(g), 1), other_rate)):
             continue
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), value[lowest], raw[lowest], value[min(int(g[-1]) + 1, len(raw) - 1)]))
     return out
+
+
+def _deep(env: EnvData, sig: dict) -> np.ndarray:
+    """The regression signal's points after graduation DEEP_NOISE noise sds below the held level and keeping
+    less than DEEP_SHARE of the gain."""
+    value, _noise, sd = _held_noise(env, sig)
+    return sig["after"] & (sig["baseline"] - value > DEEP_NOISE * sd) & (sig["raw"] < DEEP_SHARE)
+
+
+def _lone_deep_rate(env: EnvData, s: dict, split: str) -> float:
+    """The share of `split`'s points after graduation that are lone deep points (0 without such a series)."""
+    if not len(getattr(env, split)):
+        return 0.0
+    sig = regression_signal(env, s["regression"], split)
+    if sig is None or not sig["after"].any():
+        return 0.0
+    lone = [a for a, b in runs_of_true(_deep(env, sig)) if a == b]
+    return len(lone) / int(np.count_nonzero(sig["after"]))
 
 
 def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
@@ -657,6 +678,8 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
         return ev
     series = getattr(env, ev["split"])
     before = series.values[(series.steps >= active_from) & (series.steps < ev["first_step"])]
+    if _learned_and_held(before, series.steps[(series.steps >= active_from) & (series.steps < ev["first_step"])], ev):
+        return ev
     if _at_two_levels_from_the_better(before, ev):
         # phases before it, however long (Markov dwells run long), are its own when the env began at the
         # better level and held nothing but the two: it never learned into them
@@ -672,6 +695,20 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
         if not at_one and not _begins_at_the_better(before, ev) and np.count_nonzero(side[1:] != side[:-1]) < 2:
             return ev  # a rise through its levels: learning before it
     return dict(ev, first_step=int(active_from))
+
+
+def _learned_and_held(before: np.ndarray, steps: np.ndarray, ev: dict) -> bool:
+    """Whether points (before a switching episode) began on its worse side, crossed once to its better one and
+    held there more than HELD_PHASES x its typical phase: the env learned and held what it learned before it
+    began to switch, the hold no phase of the switching (SB3's EvalCallback evaluates a level as its training
+    starts, then as it learns)."""
+    if ev["kind"] != "switching" or not len(before):
+        return False
+    side = before > (ev["high"] + ev["low"]) / 2
+    crossings = np.flatnonzero(side[1:] != side[:-1])
+    if side[0] or len(crossings) != 1:
+        return False
+    return ev["first_step"] - int(steps[crossings[0] + 1]) > HELD_PHASES * ev["phase_steps"]
 
 
 def _at_two_levels_from_the_better(before: np.ndarray, ev: dict) -> bool:
