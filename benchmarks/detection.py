@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -8,7 +8,8 @@ third` scores a third corpus built apart from the rules (benchmarks/detection_co
 CleanRL, ML-Agents, tinker jsonl, Atropos process mode, generic W&B, another user profile); `--corpus fourth`
 a fourth one written from the README's contract alone (benchmarks/detection_corpus_fourth.py); `--corpus fifth`
 a fifth one, also from the contract alone (benchmarks/detection_corpus_fifth.py); `--corpus sixth` a sixth one,
-also from the contract alone (benchmarks/detection_corpus_sixth.py); `all` prints the six. The
+also from the contract alone (benchmarks/detection_corpus_sixth.py); `--corpus seventh` a seventh one, also from the
+contract alone (benchmarks/detection_corpus_seventh.py); `all` prints the seven. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -502,7 +503,7 @@ def load_plans(root: Path) -> dict[str, dict]:
 
 def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
-    if which in ("wide", "third", "fourth", "fifth", "sixth"):
+    if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -512,8 +513,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_fourth as corpus
         elif which == "fifth":
             import detection_corpus_fifth as corpus
-        else:
+        elif which == "sixth":
             import detection_corpus_sixth as corpus
+        else:
+            import detection_corpus_seventh as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -551,7 +554,7 @@ def run_corpus(which: str, args) -> dict:
 
 def print_result(result: dict) -> None:
     fmt = lambda v, p=2: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    unit = f"tolerance units (see the {result['name']} corpus's docstring)" if result["name"] in ("wide", "third", "fourth", "fifth", "sixth") \
+    unit = f"tolerance units (see the {result['name']} corpus's docstring)" if result["name"] in ("wide", "third", "fourth", "fifth", "sixth", "seventh") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -584,11 +587,12 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "both", "all"), default="default",
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "both", "all"), default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
                     "benchmarks/detection_corpus_fourth.py), the fifth one (60 runs, benchmarks/detection_corpus_fifth.py), "
-                    "the sixth one (60 runs, benchmarks/detection_corpus_sixth.py), both = default + wide, all = the six")
+                    "the sixth one (60 runs, benchmarks/detection_corpus_sixth.py), the seventh one (60 runs, "
+                    "benchmarks/detection_corpus_seventh.py), both = default + wide, all = the seven")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -596,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--runs", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth")}.get(args.corpus, (args.corpus,))
+    names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth", "seventh")}.get(args.corpus, (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[names[0]], indent=1))

@@ -120,6 +120,9 @@ def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
     (info,) = ingest.runs
     assert info.envs == ["maze_7"]  # the W&B run's name, not its offline-run-... folder
     assert series_of(ingest.frame, "maze_7", "state", "state") == [(s, 1.0 if s < 60 else 2.0) for s in range(0, 90, 10)]
+    # the reader counts the words as values that were not numbers: it must not say they were skipped
+    (note,) = [i.detail for i in info.issues if i.kind == "non_numeric_values"]
+    assert "9 history value(s)" in note and "read as states" in note and "were skipped" not in note, note
 
 
 def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp_path):

@@ -1402,6 +1402,51 @@ def test_two_triples_of_drops_among_brief_drops_are_no_switching(tmp_path, seed)
     assert [(w.type, w.first_step) for w in got if w.env_id == "a"] == []
 
 
+def test_switching_is_dated_by_a_smooth_wave_and_square_switching_by_its_changes():
+    """Third corpus seed 86 (an SB3 env whose level turns into a sine after a calm plateau): the sparse evals'
+    wave begins at 239,616, the dense training's at 245,760 (within half a period: training dates the wave),
+    and switching read from the same smooth wave crosses its middle at 272,384. Half a period of slack lets a
+    training wave date an eval wave; it let the switching date the event too, 3 tolerance units late."""
+    def ev(kind, split, first, weight, square=False):
+        return {"kind": kind, "split": split, "first_step": first, "last_step": 598016, "series_last_step": 598016,
+                "phase_steps": 85430.9 if kind == "oscillation" else 34816.0, "weight": weight, "square": square,
+                "high": 187.0, "low": -36.0}
+    (merged,) = volatility._merged([ev("switching", "train", 272384, 8), ev("oscillation", "train", 245760, 4),
+                                    ev("oscillation", "eval", 239616, 4)])
+    assert (merged["kind"], merged["first_step"]) == ("switching", 245760)
+    # sixth corpus seed 2 (SB3 levels): square switching in the evals, the same switching rounded off by
+    # ep_rew_mean (a rolling mean says nothing of the shape: square None) — the changes date it, not the waves
+    # read from it a period earlier
+    (merged,) = volatility._merged([ev("switching", "train", 86528, 10, square=None), ev("switching", "eval", 87040, 11, True),
+                                    ev("oscillation", "train", 83712, 5), ev("oscillation", "eval", 82944, 5)])
+    assert (merged["kind"], merged["first_step"]) == ("switching", 86528)
+
+
+def test_a_flat_series_with_a_few_blips_shows_no_swings_and_no_error(tmp_path):
+    """Seventh corpus seed 3 (a fail rate of tiny batches, `drawer`): a series at 0 but for four blips of 0.2
+    within 200 steps. Its calm windows are all still, so the noise expected of it is 0 and any spread beat
+    `noise_factor` x 0: swings, whose message then divided by that 0 — the env's analysis failed
+    (`analysis_error`, the env unknown). No noise to judge swings against: the blips are outliers."""
+    case = Case("blips", {"drawer": E(train="0x215 0.2 0x6 0.2 0x4 0.2 0x7 0.2 0x64")}, [])
+    got, run = run_case(case, tmp_path)
+    assert [i.kind for i in run.data_issues if i.kind == "analysis_error"] == []
+    assert [w.type for w in got if w.type == "performance_volatility"] == []
+
+
+def test_a_success_rate_at_zero_but_for_a_few_lucky_batches_has_stalled(tmp_path):
+    """Seventh corpus (tiny-batch rates): the run's only env, a success rate at 0 for 300 points but for 15
+    batches at 0.2, more of them late in the run. Its still points make its own sliver of a gain (0.007)
+    "stand out" of its noise, so it counted as learned and that sliver as its range: a trend of a few
+    thousandths was progress, and the env that never learned was healthy. Progress is measured on the
+    rate's range when it learned less than `min_delta` of it: a stall from its first point."""
+    lucky = {10, 41, 73, 77, 81, 91, 125, 135, 146, 217, 240, 247, 257, 274, 277}
+    case = Case("never learns", {"drawer": E(train=" ".join("0.2" if k in lucky else "0" for k in range(300)))},
+                [("training_stagnation", "drawer", "warning", 0, 0)], ("training_stagnation",),
+                config={"performance_metric": "success"}, metric="success")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 def test_a_fall_that_came_back_as_switching_set_in_is_its_first_low_phase(tmp_path):
     """Fourth corpus seed 2 (gomoku, a DCD maze): switching after graduation whose first low phase is long
     enough to read as a fall that came back. One event: switching dated from that fall, no regression."""

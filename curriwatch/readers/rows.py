@@ -135,7 +135,8 @@ class RowSink:
         total = sum(self.non_numeric.values())
         keys = ", ".join(sorted(self.non_numeric)[:5]) + (" ..." if len(self.non_numeric) > 5 else "")
         return [DataIssue("non_numeric_values", shown,
-                          f"{total} value(s) were not numbers and were skipped (keys: {keys})")]
+                          f"{total} value(s) were not numbers (keys: {keys}): a state key's words (locked, active, "
+                          "graduated) are read as states, the rest skipped")]
 
 
 def text_files(raw: RawRun, paths, make_sink, what: str = "line"):

@@ -429,7 +429,8 @@ def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable
         keys = ", ".join(sorted(non_numeric)[:5]) + (" ..." if len(non_numeric) > 5 else "")
         raw.issues.append(DataIssue(
             "non_numeric_values", shown,
-            f"{total} history value(s) were not numbers and were skipped (keys: {keys})"))
+            f"{total} history value(s) were not numbers (keys: {keys}): a state key's words (locked, active, "
+            "graduated) are read as states, the rest skipped"))
     if undecodable:
         raw.issues.append(undecodable_issue(shown, undecodable))
     raw.issues += damage_issues(shown, size, report)

@@ -81,6 +81,11 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     # between its other steps: the stretch judged is no measure of its own env's pace
     intervals = np.diff(steps[np.array(bounds[:-1])])
     best = rate_best(env, y)
+    if best is not None and (not learned(env) or gain < s["min_delta"] * abs(best - start)):
+        # a rate that learned nothing, or less than min_delta of its range (a rate at 0 but for a few lucky
+        # batches: its still points make any sliver "stand out"): progress is measured on its range, not on
+        # its own sliver of a gain
+        min_rise = max(min_rise, s["min_delta"] * abs(best - start))
     stall_line = start + STALL_SHARE * (max(top, best) - start if best is not None else top - start)
     if best is not None:
         # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate

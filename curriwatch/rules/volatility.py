@@ -470,6 +470,8 @@ def _switching_event(env: EnvData, ep, active_from: int | None) -> dict:
     # a square wave: its points lie at its two levels, next to none in the middle third between them (a
     # smooth wave spends a fifth of its time there)
     square = bool(len(v)) and float(np.mean((v > ep.low + third) & (v < ep.high - third))) <= NO_RANGE_MIDDLE
+    if ep.split in env.cache.get("rolling_mean_splits", ()):
+        square = None  # a rolling mean crosses the middle on every change, whatever the switching's shape
     return {"kind": "switching", "split": ep.split, "first_step": first, "last_step": ep.last_step,
             "changes": ep.changes, "high": ep.high, "low": ep.low, "phase_steps": ep.phase_steps,
             "series_last_step": ep.series_last_step, "weight": ep.changes, "square": square}
@@ -523,7 +525,9 @@ def _swings(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     spread = swing_spread(y, window)
     noise = _expected_noise(env, f, spread, window)
     with np.errstate(invalid="ignore"):
-        fire = (spread > s["threshold"] * width) & (spread > s["noise_factor"] * noise)
+        # a series flat at one value but for a few blips (its calm windows all still) shows no noise to judge
+        # swings against: its blips are outliers
+        fire = (spread > s["threshold"] * width) & (spread > s["noise_factor"] * noise) & (noise > 0)
     out = []
     steps = f.series.steps
     big = np.abs(np.diff(y)) > s["threshold"] * width  # changes the size swings are made of
@@ -654,7 +658,10 @@ def _merged(events: list[dict]) -> list[dict]:
         kinds = {e["kind"] for e in members}
         dating = [e for e in members if e["kind"] != "burst"] if kinds & set(SUSTAINED) else members
         switched = [e for e in members if e["kind"] == "switching"]
-        if switched and all(e["square"] for e in switched):  # (a few sparse evals of a smooth wave may miss its middle)
+        # (a few sparse evals of a smooth wave may miss its middle: every series must read square — but a rolling
+        # mean, SB3's ep_rew_mean, rounds square switching off, and does not say)
+        said = [e for e in switched if e["square"] is not None]
+        if said and all(e["square"] for e in said):
             # a square wave's envelope reaches half height up to half a period early: its changes date it
             first = min(e["first_step"] for e in switched)
             dating = [e for e in dating if e["kind"] != "oscillation" or e["first_step"] < first - e["phase_steps"] / 2]
@@ -747,7 +754,8 @@ def _groups(events: list[dict]) -> list[list[dict]]:
             keep = dict(ev if ev["weight"] > prev["weight"] else prev)
             # a wave in sparse evals is dated to within half its period: denser training's start within that
             # dates the event
-            slack = prev["phase_steps"] / 2 if prev["kind"] == "oscillation" and prev["split"] == "eval" \
+            # (a wave's: switching read from a smooth wave crosses its middle a quarter period after the wave began)
+            slack = prev["phase_steps"] / 2 if prev["kind"] == ev["kind"] == "oscillation" and prev["split"] == "eval" \
                 and ev["split"] == "train" else 0.0
             keep["first_step"] = ev["first_step"] if ev["first_step"] - prev["first_step"] <= slack \
                 else prev["first_step"]
