@@ -200,7 +200,8 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     value, _noise, sd = _held_noise(env, sig)
     # the env's other series shows its noise's outliers too: sparse evals hold too few to tell contaminated
     # noise, the dense train series beside them does
-    other_rate = _lone_deep_rate(env, s, "train" if sig["series"] == "eval" else "eval")
+    other = "train" if sig["series"] == "eval" else "eval"
+    other_rate = lambda: _lone_deep_rate(env, s, other)  # noqa: E731 - read only for a candidate (a signal per series)
     for a, b in runs:
         if b - a + 1 >= DEEP_POINTS:
             while b + 1 < len(raw) and low[b + 1]:
@@ -215,7 +216,7 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
             if batch_passing(sig, a0, b, held_zone(r)):
                 continue  # one extreme batch of episodes passing a rolling mean's window
         n_held = int(held[-1])
-        if n_held and n_held * max(len(singles) / n_held, other_rate) ** int(np.count_nonzero(deep[a: b + 1])) \
+        if n_held and n_held * max(len(singles) / n_held, other_rate()) ** int(np.count_nonzero(deep[a: b + 1])) \
                 > CHANCE_RUNS:
             continue  # the env's lone deep points (all its life after graduation) come often enough that such a
             # run among them is chance
@@ -229,7 +230,7 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     for g in _near_groups(singles, s["dip_points"]):
         if len(g) < DEEP_POINTS or any(f0 <= g[-1] and g[0] <= f1 for f0, f1 in falls):
             continue
-        if _group_by_chance(g, n_held, max((len(singles) - len(g) + above) / max(n_held - len(g), 1), other_rate)):
+        if _group_by_chance(g, n_held, max((len(singles) - len(g) + above) / max(n_held - len(g), 1), other_rate())):
             continue
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), value[lowest], raw[lowest], value[min(int(g[-1]) + 1, len(raw) - 1)]))
@@ -244,7 +245,15 @@ def _deep(env: EnvData, sig: dict) -> np.ndarray:
 
 
 def _lone_deep_rate(env: EnvData, s: dict, split: str) -> float:
-    """The share of `split`'s points after graduation that are lone deep points (0 without such a series)."""
+    """The share of `split`'s points after graduation that are lone deep points (0 without such a series).
+    Cached on the env."""
+    key = "lone_deep_rate:" + split
+    if key not in env.cache:
+        env.cache[key] = _lone_deep_rate_of(env, s, split)
+    return env.cache[key]
+
+
+def _lone_deep_rate_of(env: EnvData, s: dict, split: str) -> float:
     if not len(getattr(env, split)):
         return 0.0
     sig = regression_signal(env, s["regression"], split)
