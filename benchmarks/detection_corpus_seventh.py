@@ -877,7 +877,8 @@ def plan_tbx(run: dict, rng) -> None:
             env.event = "train_only"
 
 
-def series_tbx(run: dict, rng) -> tuple[dict, list[dict]]:
+def series_each(run: dict, rng) -> tuple[dict, list[dict]]:
+    """Each env's series by env_data on the run's eval schedule (tbx_scalars, long_frames)."""
     data, labels = {}, []
     for env in run["envs"]:
         d, lab = env_data(env, run, rng, run["eval_sched"])
@@ -1059,16 +1060,6 @@ def plan_long(run: dict, rng) -> None:
               heavy, ("binom", 16) if rate else ("gauss", 0.08), p_event=0.8, bounded=rate)
 
 
-def series_long(run: dict, rng) -> tuple[dict, list[dict]]:
-    data, labels = {}, []
-    for env in run["envs"]:
-        d, lab = env_data(env, run, rng, run["eval_sched"])
-        data[env.name] = d
-        if lab:
-            labels.append(lab)
-    return data, labels
-
-
 def write_long(folder: Path, run: dict, data: dict, rng) -> None:
     from tensorboardX import SummaryWriter
 
@@ -1215,8 +1206,8 @@ def write_tune_csv(folder: Path, run: dict, data: dict, rng) -> None:
 
 # --------------------------------------------------------------------------- build
 
-PLANNERS = {"rllib_ma": (plan_rllib, series_rllib, write_rllib), "tbx_scalars": (plan_tbx, series_tbx, write_tbx),
-            "wandb_many": (plan_many, series_many, write_many), "long_frames": (plan_long, series_long, write_long),
+PLANNERS = {"rllib_ma": (plan_rllib, series_rllib, write_rllib), "tbx_scalars": (plan_tbx, series_each, write_tbx),
+            "wandb_many": (plan_many, series_many, write_many), "long_frames": (plan_long, series_each, write_long),
             "tune_csv_sweep": (plan_tune_csv, series_tune_csv, write_tune_csv)}
 
 
