@@ -877,11 +877,12 @@ def plan_tbx(run: dict, rng) -> None:
             env.event = "train_only"
 
 
-def series_each(run: dict, rng) -> tuple[dict, list[dict]]:
-    """Each env's series by env_data on the run's eval schedule (tbx_scalars, long_frames)."""
+def series_each(run: dict, rng, eval_its=None) -> tuple[dict, list[dict]]:
+    """Each env's series by env_data on the run's eval schedule (tbx_scalars, long_frames; wandb_many's
+    every eval_every iterations)."""
     data, labels = {}, []
     for env in run["envs"]:
-        d, lab = env_data(env, run, rng, run["eval_sched"])
+        d, lab = env_data(env, run, rng, run["eval_sched"] if eval_its is None else eval_its)
         data[env.name] = d
         if lab:
             labels.append(lab)
@@ -972,15 +973,7 @@ def plan_many(run: dict, rng) -> None:
 
 
 def series_many(run: dict, rng) -> tuple[dict, list[dict]]:
-    L, e = run["L"], run["eval_every"]
-    eval_its = np.arange(0, L, e)
-    data, labels = {}, []
-    for env in run["envs"]:
-        d, lab = env_data(env, run, rng, eval_its)
-        data[env.name] = d
-        if lab:
-            labels.append(lab)
-    return data, labels
+    return series_each(run, rng, np.arange(0, run["L"], run["eval_every"]))
 
 
 def write_many(folder: Path, run: dict, data: dict, rng) -> None:
