@@ -693,8 +693,9 @@ def _from_activation(env: EnvData, ev: dict, active_from: int | None) -> dict:
             or (env.graduation_step is not None and env.graduation_step < ev["first_step"]):
         return ev
     series = getattr(env, ev["split"])
-    before = series.values[(series.steps >= active_from) & (series.steps < ev["first_step"])]
-    if _learned_and_held(before, series.steps[(series.steps >= active_from) & (series.steps < ev["first_step"])], ev):
+    was = (series.steps >= active_from) & (series.steps < ev["first_step"])
+    before = series.values[was]
+    if _learned_and_held(before, series.steps[was], ev):
         return ev
     if _at_two_levels_from_the_better(before, ev):
         # phases before it, however long (Markov dwells run long), are its own when the env began at the
