@@ -10,6 +10,7 @@ import pandas as pd
 
 from . import __version__
 from .config import Config, load_config
+from .errors import InputError
 from .envdata import EnvData, iter_env_data
 from .health import env_health, unknown_health
 from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
@@ -42,6 +43,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         if config is None and ingest.config is not None:
             config = ingest.config
     else:
+        data = _as_frame(data)
         ingest = Ingest("", data, [RunInfo(str(r), "frame", "", None) for r in data["run"].cat.categories
                                    if (data["run"] == r).any()])
     if not isinstance(config, Config):
@@ -149,6 +151,27 @@ def _last_levels(run: str, holders: dict[str, list[str]], last_values: dict, met
         if top is not None and top.is_integer() and f"{holder}/level_{int(top)}" in levels:
             out.add(f"{holder}/level_{int(top)}")
     return out
+
+
+def _as_frame(data) -> pd.DataFrame:
+    """A bare frame in the frame's shape (frame.py): its key columns categorical, steps integers, values floats,
+    wall_time and count NaN where absent, sorted by its key. A frame built by hand (plain strings, another
+    order) is read as load's is; one without a key column is an InputError naming it."""
+    if not isinstance(data, pd.DataFrame):
+        raise InputError(f"analyze needs what load returned or a DataFrame, not {type(data).__name__}")
+    missing = [c for c in ("run", "env_id", "split", "metric", "step", "value") if c not in data.columns]
+    if missing:
+        raise InputError(f"the frame has no column(s) {', '.join(missing)} (columns: run, env_id, split, metric, "
+                         "step, value; wall_time and count optional)")
+    try:
+        out = pd.DataFrame({
+            **{c: data[c] if isinstance(data[c].dtype, pd.CategoricalDtype) else data[c].astype(str).astype("category")
+               for c in ("run", "env_id", "split", "metric")},
+            "step": data["step"].astype(np.int64), "value": data["value"].astype(np.float64),
+            **{c: data[c].astype(np.float64) if c in data.columns else np.full(len(data), np.nan) for c in ("wall_time", "count")}})
+    except (TypeError, ValueError) as err:
+        raise InputError(f"the frame's step, value, wall_time or count column is not numeric: {err}") from None
+    return out.sort_values(["run", "env_id", "split", "metric", "step"], kind="stable").reset_index(drop=True)
 
 
 def _by_run(envs, runs: dict, errors: dict):

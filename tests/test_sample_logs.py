@@ -77,6 +77,14 @@ def test_analyze_takes_a_bare_frame_too(sample_logs):
     from_frame = curriwatch.analyze(ingest.frame, curriwatch.load_config(None), performance_metric="reward")
     key = lambda r: [(w.type, w.env_id, w.severity, w.first_step) for w in r.runs[0].warnings]  # noqa: E731
     assert key(from_frame) == key(from_ingest) and key(from_ingest)
+    # a frame built by hand — plain strings, no wall_time or count, shuffled rows — reads the same (it raised a
+    # bare AttributeError on .cat, or with a plain metric column judged nothing: unknown, no envs)
+    plain = ingest.frame.drop(columns=["wall_time", "count"]).astype(
+        {c: str for c in ("run", "env_id", "split", "metric")}).sample(frac=1.0, random_state=0)
+    from_plain = curriwatch.analyze(plain, curriwatch.load_config(None), performance_metric="reward")
+    assert key(from_plain) == key(from_ingest)
+    with pytest.raises(curriwatch.InputError, match="no column.*split"):
+        curriwatch.analyze(plain.drop(columns=["split"]))
 
 
 def test_marin_curriculum_state_json_fixes_the_final_states(tmp_path, sample_logs):
