@@ -12,6 +12,7 @@ from . import __version__
 from .config import Config, load_config
 from .errors import InputError
 from .envdata import EnvData, iter_env_data
+from .frame import COLUMNS, KEY_COLUMNS
 from .health import env_health, unknown_health
 from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
@@ -159,19 +160,38 @@ def _as_frame(data) -> pd.DataFrame:
     order) is read as load's is; one without a key column is an InputError naming it."""
     if not isinstance(data, pd.DataFrame):
         raise InputError(f"analyze needs what load returned or a DataFrame, not {type(data).__name__}")
-    missing = [c for c in ("run", "env_id", "split", "metric", "step", "value") if c not in data.columns]
+    missing = [c for c in (*KEY_COLUMNS, "value") if c not in data.columns]
     if missing:
         raise InputError(f"the frame has no column(s) {', '.join(missing)} (columns: run, env_id, split, metric, "
                          "step, value; wall_time and count optional)")
+    if _in_frame_shape(data):
+        return data  # load's own frame: no copy, no sort
     try:
         out = pd.DataFrame({
             **{c: data[c] if isinstance(data[c].dtype, pd.CategoricalDtype) else data[c].astype(str).astype("category")
-               for c in ("run", "env_id", "split", "metric")},
+               for c in KEY_COLUMNS[:4]},
             "step": data["step"].astype(np.int64), "value": data["value"].astype(np.float64),
             **{c: data[c].astype(np.float64) if c in data.columns else np.full(len(data), np.nan) for c in ("wall_time", "count")}})
     except (TypeError, ValueError) as err:
         raise InputError(f"the frame's step, value, wall_time or count column is not numeric: {err}") from None
-    return out.sort_values(["run", "env_id", "split", "metric", "step"], kind="stable").reset_index(drop=True)
+    return out.sort_values(KEY_COLUMNS, kind="stable").reset_index(drop=True)
+
+
+def _in_frame_shape(data: pd.DataFrame) -> bool:
+    """Whether a frame already has the frame's dtypes (frame.COLUMNS) and is sorted by its key, as load's is."""
+    if not all(c in data.columns for c in COLUMNS) \
+            or not all(isinstance(data[c].dtype, pd.CategoricalDtype) for c in KEY_COLUMNS[:4]) \
+            or data["step"].dtype != np.int64 or any(data[c].dtype != np.float64 for c in ("value", "wall_time", "count")):
+        return False
+    # sorted: at each row the first key that changes from the row before goes up (category codes, then step)
+    keys = [data[c].cat.codes.to_numpy(np.int64) for c in KEY_COLUMNS[:4]] + [data["step"].to_numpy()]
+    settled = np.zeros(max(len(data) - 1, 0), bool)
+    for k in keys:
+        d = np.diff(k)
+        if (d[~settled] < 0).any():
+            return False
+        settled |= d > 0
+    return True
 
 
 def _by_run(envs, runs: dict, errors: dict):

@@ -1,6 +1,7 @@
 """Per-environment views of the frame: the series the rules and the timeline read."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -152,17 +153,6 @@ def group_slices(frame: pd.DataFrame) -> tuple[dict, dict[str, tuple[int, int]]]
     return groups, runs
 
 
-def _once(make: Callable[[], np.ndarray]) -> Callable[[], np.ndarray]:
-    """`make`, called once and remembered."""
-    memo: list[np.ndarray] = []
-
-    def get() -> np.ndarray:
-        if not memo:
-            memo.append(make())
-        return memo[0]
-    return get
-
-
 def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
                   sign_of=lambda run, env: 1) -> Iterator[EnvData]:
     """EnvData for every (run, env) in the frame, with its performance and state series; values
@@ -201,7 +191,7 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
     for run, envs in envs_of_run.items():
         s, e = runs[run]
         first, last = int(steps[s:e].min()), int(steps[s:e].max())
-        logged = _once(lambda s=s, e=e: np.unique(steps[s:e]))
+        logged = functools.cache(lambda s=s, e=e: np.unique(steps[s:e]))  # computed on first call, then kept
         metric = perf_metric_of.get(run)
         for env in envs:
             sign = sign_of(run, env)

@@ -26,6 +26,7 @@ from .model import DataIssue, RawRun
 from .profiles import RUN_ENV, Profile, level_of
 
 COLUMNS = ["run", "env_id", "split", "metric", "step", "value", "wall_time", "count"]
+KEY_COLUMNS = COLUMNS[:5]  # the frame's key, and its sort order
 STATE_WORDS = {"locked": 0.0, "active": 1.0, "graduated": 2.0}
 W_AND_B_INTERNAL = ("_runtime", "_timestamp", "_step")  # W&B's own columns, never user tags
 _INT64 = 2.0 ** 63

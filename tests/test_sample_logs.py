@@ -1,6 +1,7 @@
 """End to end on the bundled sample logs: every injected anomaly is found, healthy envs are silent."""
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -83,6 +84,7 @@ def test_analyze_takes_a_bare_frame_too(sample_logs):
         {c: str for c in ("run", "env_id", "split", "metric")}).sample(frac=1.0, random_state=0)
     from_plain = curriwatch.analyze(plain, curriwatch.load_config(None), performance_metric="reward")
     assert key(from_plain) == key(from_ingest)
+    assert importlib.import_module("curriwatch.analyze")._as_frame(ingest.frame) is ingest.frame  # load's: no copy, no sort
     with pytest.raises(curriwatch.InputError, match="no column.*split"):
         curriwatch.analyze(plain.drop(columns=["split"]))
 

@@ -190,14 +190,14 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     a group likely by chance."""
     r = s["regression"]
     raw = sig["raw"]
-    deep = _deep(env, sig)
+    value, _noise, sd = _held_noise(env, sig)
+    deep = _deep(sig, value, sd)
     low = sig["after"] & (raw < r["regression_threshold"])  # a dip's shallower points on its way back belong to it
     falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
     out = []
     runs = runs_of_true(deep)
     singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
     held = np.concatenate([[0], np.cumsum(sig["after"])])
-    value, _noise, sd = _held_noise(env, sig)
     # the env's other series shows its noise's outliers too: sparse evals hold too few to tell contaminated
     # noise, the dense train series beside them does
     other = "train" if sig["series"] == "eval" else "eval"
@@ -237,10 +237,9 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     return out
 
 
-def _deep(env: EnvData, sig: dict) -> np.ndarray:
+def _deep(sig: dict, value: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """The regression signal's points after graduation DEEP_NOISE noise sds below the held level and keeping
-    less than DEEP_SHARE of the gain."""
-    value, _noise, sd = _held_noise(env, sig)
+    less than DEEP_SHARE of the gain (`value`, `sd`: its points and their noise, from _held_noise)."""
     return sig["after"] & (sig["baseline"] - value > DEEP_NOISE * sd) & (sig["raw"] < DEEP_SHARE)
 
 
@@ -259,7 +258,8 @@ def _lone_deep_rate_of(env: EnvData, s: dict, split: str) -> float:
     sig = regression_signal(env, s["regression"], split)
     if sig is None or not sig["after"].any():
         return 0.0
-    lone = [a for a, b in runs_of_true(_deep(env, sig)) if a == b]
+    value, _noise, sd = _held_noise(env, sig)
+    lone = [a for a, b in runs_of_true(_deep(sig, value, sd)) if a == b]
     return len(lone) / int(np.count_nonzero(sig["after"]))
 
 
