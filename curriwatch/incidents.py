@@ -68,6 +68,8 @@ EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volat
                 "graduated_regression": ("performance_volatility",),
                 "training_stagnation": ("performance_volatility",)}
 EXPLAINED_SHARE = 0.5
+LAST_PHASE_RATIO = 4.0  # a fall at the series' end this many typical phases long (or less) after switching is
+                        # its last phase (levels.SWITCH_PHASE_RATIO: a phase this much longer ends a chain)
 
 
 def drop_explained(incidents: list[Incident]) -> list[Incident]:
@@ -76,12 +78,14 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     swings or a burst within a regression are the noise of the level it fell to (a rate's noise grows
     away from its bound): the regression's — first where the regression began no later than they did
     (it stands, whatever they cover of it), then within a regression that stands. A fall that began
-    within switching or oscillation and came back is its long phase (_long_phase)."""
+    within switching or oscillation and came back is its long phase (_long_phase); one at the series' end
+    right after it, its last phase or a fall for good (_last_phases)."""
     incidents = [inc for inc in incidents if not _erratic_spell(inc, incidents)]
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
-    out = [inc for inc in incidents if not (_explained(inc, incidents, EXPLAINED_BY.get(inc.type, ()))
-                                            or _long_phase(inc, incidents))]
+    incidents, fell = _last_phases(incidents)
+    out = [inc for inc in incidents if id(inc) in fell or not (
+        _explained(inc, incidents, EXPLAINED_BY.get(inc.type, ())) or _long_phase(inc, incidents))]
     return [inc for inc in out if not (_level_noise(inc) and _explained(inc, out, ("graduated_regression",)))]
 
 
@@ -102,6 +106,50 @@ def _long_phase(inc: Incident, incidents: list[Incident]) -> bool:
         o.type == "performance_volatility" and o.env_id == inc.env_id
         and o.evidence.get("kind") in ("switching", "oscillation") and o.first_step <= inc.first_step <= o.last_step
         for o in incidents)
+
+
+def _last_phases(incidents: list[Incident]) -> tuple[list[Incident], set[int]]:
+    """Falls that go on to the series' end after switching or oscillation ended. Within LAST_PHASE_RATIO
+    typical phases of the unstable period's last point, the low stretch at the end is its last phase, cut
+    short by the end of the log (Markov dwells run to several times their median): the volatility incident
+    goes on through it and says so, and the regression is dropped. Longer, the env fell for good: the
+    regression stands whatever the unstable period covers of it (ids of those returned), or an env low at
+    the end would be healthy beside switching that is over."""
+    out, kept = list(incidents), set()
+    for inc in incidents:
+        if inc.type != "graduated_regression" or inc.resolved:
+            continue
+        for k, o in enumerate(out):
+            phase = _typical_phase(o)
+            if o.env_id != inc.env_id or phase is None or not o.resolved or o.last_step >= inc.last_step \
+                    or not o.first_step - phase <= inc.first_step <= o.last_step + phase:
+                continue
+            tail = inc.last_step - o.last_step
+            if tail > LAST_PHASE_RATIO * phase:
+                kept.add(id(inc))
+                break
+            ev = inc.evidence
+            gain = ev.get("baseline", 0) - ev.get("start_level", 0)
+            now = f" (keeping {(ev['current_value'] - ev['start_level']) / gain:.0%} of the gain)" \
+                if gain and "current_value" in ev else ""
+            out[k] = replace(o, last_step=inc.last_step, resolved=False,
+                             message=f"{o.message}; low again after it to the series' end{now}, "
+                                     f"{tail / phase:.1f} typical phases so far",
+                             evidence={**o.evidence, "ends_low": True})
+            out.remove(inc)
+            break
+    return out, kept
+
+
+def _typical_phase(inc: Incident) -> float | None:
+    """A switching incident's typical phase or an oscillation's half period, in steps; None for others."""
+    if inc.type != "performance_volatility":
+        return None
+    if inc.evidence.get("kind") == "switching":
+        return inc.evidence.get("typical_phase_steps")
+    if inc.evidence.get("kind") == "oscillation":
+        return inc.evidence.get("period_steps", 0) / 2 or None
+    return None
 
 
 def _level_noise(inc: Incident) -> bool:

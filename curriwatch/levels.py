@@ -23,6 +23,7 @@ OTHER_SCALE = 0.1  # an env whose gain is under this share of the run's shared s
 LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-noise sds ...
 LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
+OWN_WIDTH_SHARE = 0.5  # volatility is judged on a plainly learned env's own gain under this share of the scale
 ROLLING_CORR = -0.25  # a rolling mean's changes correlate this much (-0.5 ideally) at the lag its window holds:
                      # each episode enters it and leaves it that many points later ...
 ROLLING_QUIET = 0.15  # ... and at shorter lags hardly at all (their mean |correlation| under this)
@@ -300,8 +301,9 @@ def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
 def env_scale(env: EnvData) -> tuple[float, float] | None:
     """(start, top) this env is judged on: its own, widened to the run's shared scale — unless it
     plainly learned (a gain over OWN_GAIN_NOISE noise sds) and its gain is under OTHER_SCALE of that
-    widened range: a game whose returns run 0..10 beside games of 0..500, not a lesson stalled low on
-    theirs."""
+    widened range (a game whose returns run 0..10 beside games of 0..500, not a lesson stalled low on
+    theirs), or its whole range lies further from the shared scale than that scale is wide (a cost that
+    fell from 50 to 14, oriented -50 to -14, beside success rates)."""
     own = own_scale(env)
     ref = env.cache.get("reference")
     if own is None:
@@ -309,12 +311,18 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
     if ref is None:
         return own
     wide = min(own[0], ref[0]), max(own[1], ref[1])
-    if own[1] - own[0] < OTHER_SCALE * (wide[1] - wide[0]):
-        f = fit(env, "learning")
-        noise = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
-        if own[1] - own[0] > OWN_GAIN_NOISE * noise:
-            return own
+    if own[1] - own[0] < OTHER_SCALE * (wide[1] - wide[0]) and _plainly_learned(env, own):
+        return own
+    if max(ref[0] - own[1], own[0] - ref[1]) > ref[1] - ref[0] and _plainly_learned(env, own):
+        return own  # all of it further from the shared scale than that scale is wide: a cost beside success rates
     return wide
+
+
+def _plainly_learned(env: EnvData, own: tuple[float, float]) -> bool:
+    """Whether the env's own gain is over OWN_GAIN_NOISE noise sds (at its top, widened by its wander)."""
+    f = fit(env, "learning")
+    noise = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
+    return own[1] - own[0] > OWN_GAIN_NOISE * noise
 
 
 def _phases(seg: Segments, merge_within: float, segments=None) -> list[tuple[int, int, float, float, float]]:
@@ -886,12 +894,19 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
 def volatility_width(env: EnvData) -> float:
     """The range volatility is measured against: the env's scale (env_scale) — or, for an env that
     learned nothing on it (one switching or waving from its first point at the better level has its
-    top as its start), the range of levels it held when that stands out of the noise."""
+    top as its start), the range of levels it held when that stands out of the noise; for one that
+    plainly learned (a gain over OWN_GAIN_NOISE noise sds), its own gain where that is under
+    OWN_WIDTH_SHARE of the run's shared scale: a score that learned 14 to 95 beside a sibling that
+    reached 200 swings by its own gain."""
     if "volatility_width" not in env.cache:
         scale = env_scale(env)
         width = (scale[1] - scale[0]) if scale else 0.0
         if scale is not None and not learned(env):
             width = max(width, held_range(env))
+        elif scale is not None:
+            own = own_scale(env)
+            if own[1] - own[0] < OWN_WIDTH_SHARE * width and _plainly_learned(env, own):
+                width = own[1] - own[0]
         env.cache["volatility_width"] = width
     return env.cache["volatility_width"]
 

@@ -8,7 +8,8 @@ outliers: they are left out of the levels and never start a change.
 
 Noise is modelled per series, so one threshold means the same on every scale:
 - binomial: rates in [0, 1] that are means of n trials (the log's observation counts, or values on
-  the 1/n lattice): analysed on the arcsine scale, where the noise sd is 1/(2 sqrt(n)) at every level;
+  the 1/n lattice; single episodes' success flags, each 0 or 1, one trial):
+  analysed on the arcsine scale, where the noise sd is 1/(2 sqrt(n)) at every level;
 - otherwise gaussian: a robust sd from changes between neighbours, per block of points (noise may grow
   with the level), inflated for autocorrelation (AR(1), from how the spread grows from lag 1 to lag 2).
 """
@@ -82,6 +83,16 @@ def lattice_trials(values: np.ndarray) -> int | None:
     share = (on * counts[None, :]).sum(axis=1) / counts.sum()
     fits = (share >= LATTICE_SHARE) & (on.sum(axis=1) >= 3)
     return int(ns[np.argmax(fits), 0]) if fits.any() else None
+
+
+def outcomes(values: np.ndarray) -> bool:
+    """Whether values are single episodes' success flags: each exactly 0 or 1, both present — Bernoulli
+    noise, a binomial rate of one trial (the lattice test needs three values: 0 and 1 lie on every 1/n
+    lattice)."""
+    if len(values) < 8:
+        return False
+    zero = values == 0
+    return bool(zero.any() and not zero.all() and np.all(values[~zero] == 1))
 
 
 def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
@@ -175,7 +186,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
     elif rate:
-        t = lattice_trials(raw)
+        t = lattice_trials(raw) or (1 if outcomes(raw) else None)
         trials = None if t is None else np.full(n, float(t))
     if trials is not None:
         clipped = np.clip(raw, 0.0, 1.0)

@@ -338,6 +338,15 @@ SHAPES = [
                                                        eval="2.0-0.3x5 0.5~0.03x25 1.5~0.03x30")},
          [("graduated_regression", "cost_a", "critical", 1500, 50)], ("graduated_regression",),
          {"overrides": [{"env": "cost_*", "direction": "lower"}]}),
+    # a cost (lower is better, by override) beside success rates: oriented -50 to -14, all of it further from the
+    # rates' shared scale than that scale is wide — judged on its own, it graduates and is no prolonged training
+    # (eighth corpus seed 2's lift-cost, which paused on its way down: never graduated, its top read against the
+    # rates' 0.9)
+    Case("a cost beside success rates", {"cost_a": E(train="50-3x5 33~0.1x30 33-3x7 14~0.1x270"),
+                                         "r": E(train="0.05+0.05x17 0.9~0.02x295"),
+                                         "s": E(train="0.05+0.05x18 0.95~0.02x294")},
+         [], ("prolonged_training", "training_stagnation", "graduated_regression"),
+         {"overrides": [{"env": "cost_*", "direction": "lower"}]}),
     # eval-only logging: graduation inferred from eval, regression and stagnation judged on eval
     Case("eval-only: regression", {"e": E(eval="0.1+0.05x17 0.95~0.02x30 0.3~0.02x30")},
          [("graduated_regression", "e", "critical", 2350, 50)], ("graduated_regression",)),
@@ -639,6 +648,47 @@ def _fixture_series(name: str) -> str:
     return " ".join(_fixture_lines(name))
 
 
+@pytest.mark.parametrize("more", [0, 60])
+def test_switching_that_ends_the_log_at_its_low_level(tmp_path, more):
+    """An Atropos rate (third corpus seed 84's tool_calling) switches between ~0.86 and ~0.43 in phases of ~22
+    steps after graduating, and its log ends 66 steps into a low phase: that is one more phase, cut short by the
+    end of the log — the switching goes on to the end and says the env is low again; no regression beside it.
+    Was: the regression's spans (merged by the cooldown) were explained by the switching, which had ended —
+    the env healthy at 42 % of its gain. With 60 more low points (5.7 phases) the env fell for good: a critical
+    regression going on to the end, beside the switching."""
+    train = _fixture_series("atropos_tool_calling_switching_train") + (f" 0.43~0.02x{more}" if more else "")
+    case = Case("ends low", {"a": E(train=train, train_every=1)}, [])
+    got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    vol = [w for w in got if w.type == "performance_volatility"]
+    reg = [w for w in got if w.type == "graduated_regression"]
+    assert len(vol) == 1 and vol[0].evidence["kind"] == "switching" and abs(vol[0].first_step - 187) <= 3, got
+    if not more:
+        assert reg == [] and not vol[0].resolved and vol[0].last_step == 399 and "low again" in vol[0].message, got
+        assert vol[0].evidence["ends_low"] and env.health_status == "warning"
+    else:
+        assert len(reg) == 1 and reg[0].severity == "critical" and not reg[0].resolved, got
+        assert env.health_status == "critical"
+
+
+def _success_flags(seed: int, n: int = 700) -> str:
+    """One episode's success flag a point (0 or 1): solved with probability 0.02 -> 0.9 over ~100 points, then held."""
+    rng = np.random.default_rng(seed)
+    p = 0.02 + 0.88 * (1 - np.exp(-np.arange(n) / 40))
+    return " ".join("1" if won else "0" for won in rng.random(n) < p)
+
+
+def test_single_episode_success_flags_graduate_and_their_noise_is_no_volatility(tmp_path):
+    """Six levels logging one episode's 0/1 outcome a point (eighth corpus: raw outcomes at irregular steps;
+    a PLR level replayed once an update): Bernoulli noise, a binomial rate of one trial. Read as gaussian, its
+    calm windows (runs of 1s) made every 0 a swing or a dip, and some levels never graduated."""
+    envs = {f"lvl_{k}": E(train=_success_flags(6 + k), train_every=1) for k in range(6)}
+    got, run = run_case(Case("flags", envs, []), tmp_path)
+    assert [w for w in got if w.type == "performance_volatility"] == [], got
+    assert all(e.current_state == "graduated" and e.graduation_step < 200 for e in run.environments), \
+        [(e.env_id, e.current_state, e.graduation_step) for e in run.environments]
+
+
 def test_chance_dips_of_lattice_noise_in_a_long_series_are_not_switching(tmp_path):
     """759 points of an ML-Agents behavior held near 1 (means of ~8 episodes): somewhere in so long a
     series its lattice noise makes a chain of one- and two-point dips that alternate 4 times. Short
@@ -829,6 +879,20 @@ def test_a_burst_in_very_low_noise_is_dated_where_it_began(tmp_path):
     got, _run = run_case(case, tmp_path)
     (incident,) = got
     assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 1570000) <= 20000, incident
+
+
+def test_a_burst_is_sized_on_the_envs_own_gain_not_the_runs_wider_scale(tmp_path):
+    """A score that learned from 14 to 95 beside a sibling from the same start to 200 (one shared scale,
+    14..200): a burst of 145 points scattered +-40 about 85 after graduating, in noise of +-2, is volatility —
+    its size (rms ~25) is a third of the env's own gain, though under 0.15 x the run's range (third corpus
+    seed 85's duel_easy: healthy)."""
+    a = "14+1x81 95~2x500 85~40x145 95~2x200"
+    case = Case("burst on a narrower gain", {"a": E(train=a, train_every=1),
+                                             "b": E(train="14+2x93 200~3x833", train_every=1)}, [])
+    got, _run = run_case(case, tmp_path)
+    vol = [w for w in got if w.type == "performance_volatility" and w.env_id == "a"]
+    assert len(vol) == 1 and abs(vol[0].first_step - 581) <= 10, got
+    assert [w for w in got if w.env_id == "b"] == [], got
 
 
 def test_a_burst_a_rolling_mean_smooths_is_sized_on_the_evals(tmp_path):

@@ -68,6 +68,20 @@ def test_binomial_rates_on_their_lattice_and_with_counts():
     assert noise_model(np.linspace(0.1, 0.9, 50), np.ones(50)).kind == "gaussian"
 
 
+def test_success_flags_of_single_episodes_are_a_rate_of_one_trial():
+    """0/1 flags (one episode a point) are Bernoulli noise: binomial with n = 1, one level at p = 0.7 — not a
+    gaussian whose calm windows (a run of 1s) make every 0 a swing. Flags from a lower-is-better failure
+    metric too; a constant series, or 0/1 beside values that are no rate, is not."""
+    v = np.array(expand("0.7b1x400", seed=3))
+    assert set(np.unique(v)) == {0.0, 1.0} and lattice_trials(v) is None
+    noise = noise_model(v)
+    assert noise.kind == "binomial" and noise.trials == pytest.approx(1, rel=0.35)
+    assert len(segment(noise, v)) == 1
+    assert noise_model(-v, sign=-1).kind == "binomial"  # oriented values of a failure flag
+    assert noise_model(np.ones(50)).kind == "gaussian"
+    assert noise_model(np.concatenate([v[:50], [1.5]])).kind == "gaussian"  # not a rate
+
+
 def test_overdispersed_rates_take_their_own_spread():
     rng = np.random.default_rng(4)
     p = np.clip(0.6 + rng.normal(0, 0.12, 400), 0, 1)  # tasks of unequal difficulty per batch
