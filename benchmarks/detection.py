@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -9,7 +9,8 @@ CleanRL, ML-Agents, tinker jsonl, Atropos process mode, generic W&B, another use
 a fourth one written from the README's contract alone (benchmarks/detection_corpus_fourth.py); `--corpus fifth`
 a fifth one, also from the contract alone (benchmarks/detection_corpus_fifth.py); `--corpus sixth` a sixth one,
 also from the contract alone (benchmarks/detection_corpus_sixth.py); `--corpus seventh` a seventh one, also from the
-contract alone (benchmarks/detection_corpus_seventh.py); `all` prints the seven. The
+contract alone (benchmarks/detection_corpus_seventh.py); `--corpus eighth` an eighth one, also from the contract
+alone (benchmarks/detection_corpus_eighth.py); `all` prints the eight. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -503,7 +504,7 @@ def load_plans(root: Path) -> dict[str, dict]:
 
 def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
-    if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh"):
+    if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -515,8 +516,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_fifth as corpus
         elif which == "sixth":
             import detection_corpus_sixth as corpus
-        else:
+        elif which == "seventh":
             import detection_corpus_seventh as corpus
+        else:
+            import detection_corpus_eighth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -554,7 +557,8 @@ def run_corpus(which: str, args) -> dict:
 
 def print_result(result: dict) -> None:
     fmt = lambda v, p=2: "-" if v is None else f"{v:.{p}f}"  # noqa: E731
-    unit = f"tolerance units (see the {result['name']} corpus's docstring)" if result["name"] in ("wide", "third", "fourth", "fifth", "sixth", "seventh") \
+    unit = f"tolerance units (see the {result['name']} corpus's docstring)" if result["name"] in ("wide", "third", "fourth", "fifth", "sixth", "seventh",
+                                                                                             "eighth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -587,12 +591,13 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "both", "all"), default="default",
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "both", "all"), default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
                     "benchmarks/detection_corpus_fourth.py), the fifth one (60 runs, benchmarks/detection_corpus_fifth.py), "
                     "the sixth one (60 runs, benchmarks/detection_corpus_sixth.py), the seventh one (60 runs, "
-                    "benchmarks/detection_corpus_seventh.py), both = default + wide, all = the seven")
+                    "benchmarks/detection_corpus_seventh.py), the eighth one (60 runs, "
+                    "benchmarks/detection_corpus_eighth.py), both = default + wide, all = the eight")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -600,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--runs", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth", "seventh")}.get(args.corpus, (args.corpus,))
+    names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth", "seventh",
+                                                  "eighth")}.get(args.corpus, (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:
         print(json.dumps(results if len(results) > 1 else results[names[0]], indent=1))
