@@ -12,7 +12,7 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .incidents import runs_of_true
-from .segments import Noise, Segments, build_segments, noise_model, robust_sd, segment
+from .segments import Noise, Segments, build_segments, noise_model, outcome_scale, robust_sd, segment
 from .stats import centred_mean, median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
@@ -463,10 +463,11 @@ def joined(episodes: list[Episode]) -> list[Episode]:
 
 def rate_best(env: EnvData, values: np.ndarray) -> float | None:
     """The best oriented value of a rate (a metric whose values all lie in [0, 1]): 1 for a
-    higher-is-better rate (success), 0 for a lower-is-better one (an error rate); None otherwise."""
+    higher-is-better rate (success) — single episodes' sparse-reward returns, what a solved one is worth
+    (segments.outcome_scale) —, 0 for a lower-is-better one (an error rate); None otherwise."""
     raw = values * env.sign
     if len(raw) and raw.min() >= 0 and raw.max() <= 1:
-        return 1.0 if env.sign == 1 else 0.0
+        return (outcome_scale(raw) or 1.0) if env.sign == 1 else 0.0
     return None
 
 

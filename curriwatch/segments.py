@@ -35,6 +35,10 @@ BLOCK = 32  # points per block of the local noise estimate
 BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
 LATTICE_SHARE = 0.98  # ... that this share of the points sit on
+OUTCOME_ZEROS = 0.05  # values in [0, 1] exactly 0 this often (not always) ...
+OUTCOME_WORTH = 0.9   # ... and otherwise at least OUTCOME_GAP x their 90th percentile (what a success is worth)
+OUTCOME_GAP = 0.25    # are one or two episodes' outcomes: a binomial rate of one trial (two read as one: noisier)
+OUTCOME_VALUES = 3    # ... when the others take this many values at least (returns; a rate's few successes, 1/n)
 PENALTY_SLOPE, PENALTY_BASE = 2.0, 6.0  # a change must explain 2 log(n) + 6 of squared noise
 OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is an outlier stretch
 OUTLIER_ROUNDS = 3  # passes of taking out outliers and segmenting again
@@ -55,14 +59,15 @@ class Noise:
     sigma: np.ndarray
     trials: float | None = None
     base_sigma: float = 0.0  # binomial: the model's sd before any overdispersion widened it
+    scale: float = 1.0  # binomial: what one success is worth (a solved episode's return; 1 for a rate)
 
     def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
         """The point noise sd in the series' own units at a level (oriented values): the binomial
         model's at that level, else the series' typical (median) noise."""
         if self.kind == "binomial":
-            p = np.clip(np.abs(level), 0.0, 1.0)
+            p = np.clip(np.abs(level) / self.scale, 0.0, 1.0)
             p = np.clip(p, 0.5 / self.trials, 1 - 0.5 / self.trials)
-            return np.sqrt(p * (1 - p) / self.trials)
+            return self.scale * np.sqrt(p * (1 - p) / self.trials)
         return median(self.sigma) if np.ndim(level) == 0 else np.full(np.shape(level), median(self.sigma))
 
 
@@ -85,14 +90,24 @@ def lattice_trials(values: np.ndarray) -> int | None:
     return int(ns[np.argmax(fits), 0]) if fits.any() else None
 
 
-def outcomes(values: np.ndarray) -> bool:
-    """Whether values are single episodes' success flags: each exactly 0 or 1, both present — Bernoulli
-    noise, a binomial rate of one trial (the lattice test needs three values: 0 and 1 lie on every 1/n
-    lattice)."""
-    if len(values) < 8:
-        return False
+def outcome_scale(values: np.ndarray) -> float | None:
+    """What one success is worth when values in [0, 1] (on no 1/n lattice) are single episodes' outcomes:
+    0/1 success flags (1), or — exactly 0 (failed) in OUTCOME_ZEROS of them or more, the others of
+    OUTCOME_VALUES values or more and at least OUTCOME_GAP x their OUTCOME_WORTH quantile (that quantile,
+    the worth) — a sparse-reward return, 0 unless
+    solved, then a share of the best (MiniGrid's 1 - 0.9 steps/max; a PLR level's replay of an episode or
+    two). Bernoulli noise of one trial, scaled. A mean over many episodes, or noise clipped at 0, leaves
+    values just above 0. None otherwise."""
+    if len(values) < 8 or values.min() < 0 or values.max() > 1 or lattice_trials(values) is not None:
+        return None
     zero = values == 0
-    return bool(zero.any() and not zero.all() and np.all(values[~zero] == 1))
+    if zero.any() and not zero.all() and np.all(values[~zero] == 1):
+        return 1.0  # success flags, however rare their zeros
+    solved = values[~zero]
+    if not OUTCOME_ZEROS <= float(np.mean(zero)) < 1 or len(np.unique(solved[:64])) < OUTCOME_VALUES:
+        return None  # a few successes of a rate of n trials, all at 1/n: a lattice, not returns
+    worth = float(np.quantile(solved, OUTCOME_WORTH))
+    return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
 
 
 def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
@@ -185,11 +200,14 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if rate and counts is not None and np.isfinite(counts).all() and (counts >= 1).all() \
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
-    elif rate:
-        t = lattice_trials(raw) or (1 if outcomes(raw) else None)
+    scale = 1.0
+    if rate and trials is None:
+        t = lattice_trials(raw)
+        if t is None and (worth := outcome_scale(raw)) is not None:  # (checks the lattice again: rare)
+            t, scale = 1, worth
         trials = None if t is None else np.full(n, float(t))
     if trials is not None:
-        clipped = np.clip(raw, 0.0, 1.0)
+        clipped = np.clip(raw / scale, 0.0, 1.0)
         z = sign * np.arcsin(np.sqrt(clipped))
         sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials)  # the level the noise is judged at
         base = median(sigma)
@@ -200,7 +218,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, median(trials), base)
+        return Noise("binomial", z, sigma, median(trials), base, scale)
     z = values.astype(np.float64)
     d = np.diff(z)
     if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series

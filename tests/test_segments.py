@@ -82,6 +82,27 @@ def test_success_flags_of_single_episodes_are_a_rate_of_one_trial():
     assert noise_model(np.concatenate([v[:50], [1.5]])).kind == "gaussian"  # not a rate
 
 
+def test_sparse_reward_returns_of_single_episodes_are_a_scaled_rate_of_one_trial():
+    """A MiniGrid-style return a point (a PLR level's replay): 0 unless solved, else 0.9 x (1 - 0.1 U) — one
+    trial worth ~0.9 (the 90th percentile of the solved ones), the rate's best; its noise at a level is
+    0.9 x the Bernoulli's. A mean over many episodes (values just above 0) or a rate on a lattice is not."""
+    rng = np.random.default_rng(4)
+    solved = rng.random(400) < 0.6
+    v = np.where(solved, 0.9 * (1 - 0.1 * rng.random(400)), 0.0)
+    worth = segments.outcome_scale(v)
+    assert worth == pytest.approx(np.quantile(v[solved], 0.9))
+    noise = noise_model(v)
+    assert noise.kind == "binomial" and noise.trials == pytest.approx(1, rel=0.35)
+    level = float(np.mean(v))
+    assert noise.raw_sd(level) == pytest.approx(worth * np.sqrt(level / worth * (1 - level / worth)), rel=0.01)
+    assert len(segment(noise, v)) == 1
+    assert segments.outcome_scale(np.clip(rng.normal(0.05, 0.05, 400), 0, 1)) is None  # clipped at 0
+    assert segments.outcome_scale(np.array(expand("0.5b8x100", seed=1))) is None  # a lattice: n = 8
+    # a never-learning rate of 5 trials: 0 but for a lucky 0.2 now and then (seventh corpus seed 2's slide) —
+    # no returns worth 0.2 (its stall went unseen, the rate's best read as 0.2)
+    assert segments.outcome_scale(np.array(expand("0.02b5x300", seed=2))) is None
+
+
 def test_overdispersed_rates_take_their_own_spread():
     rng = np.random.default_rng(4)
     p = np.clip(0.6 + rng.normal(0, 0.12, 400), 0, 1)  # tasks of unequal difficulty per batch
