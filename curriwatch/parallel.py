@@ -16,6 +16,7 @@ import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 
 MIN_ITEMS = 4
 MIN_BYTES = 16 << 20  # below this much input, starting workers costs more than it saves
@@ -65,8 +66,18 @@ def imap_runs(func: Callable, items: Sequence, *extra, names: Sequence[str] | No
         yield from _pooled(func, items, extra, names, progress, _EXECUTOR[-1], 4)
     elif n > 1 and len(items) >= MIN_ITEMS and big_enough and _picklable(func, extra) and _main_importable():
         n = min(n, len(items))
-        with ProcessPoolExecutor(max_workers=n, mp_context=_context()) as pool:
-            yield from _pooled(func, items, extra, names, progress, pool, n)
+        handed = 0
+        try:
+            with ProcessPoolExecutor(max_workers=n, mp_context=_context()) as pool:
+                for value in _pooled(func, items, extra, names, progress, pool, n):
+                    yield value
+                    handed += 1
+        except BrokenProcessPool:
+            # workers import the caller's script again: one that calls curriwatch at its top level, with no
+            # `if __name__ == "__main__":`, makes them start a pool while starting, and they die. The rest here
+            print("curriwatch: worker processes could not start (does the calling script lack "
+                  "`if __name__ == \"__main__\":`?); the rest runs in this process", file=sys.stderr)
+            yield from _serial(func, items[handed:], extra, names[handed:], progress)
     else:
         yield from _serial(func, items, extra, names, progress)
 

@@ -161,3 +161,16 @@ def test_a_script_read_from_stdin_runs_serially_instead_of_crashing():
     out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[1.0, 2.0, 3.0, 4.0]"
+
+
+def test_a_script_that_calls_curriwatch_at_its_top_level_finishes_in_this_process(tmp_path):
+    # workers import the caller's script again (as __mp_main__): with no `if __name__ == "__main__":`, its
+    # top-level call starts a pool while the worker starts, and the worker dies (BrokenProcessPool) — the rest
+    # runs in this process, with one line saying why
+    script = tmp_path / "unguarded.py"
+    script.write_text("import math\nfrom curriwatch.parallel import imap_runs\n"
+                      "print(list(imap_runs(math.sqrt, [1, 4, 9, 16, 25], max_workers=2)))\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[1.0, 2.0, 3.0, 4.0, 5.0]"
+    assert 'lack `if __name__ == "__main__":`' in out.stderr
