@@ -8,8 +8,9 @@ outliers: they are left out of the levels and never start a change.
 
 Noise is modelled per series, so one threshold means the same on every scale:
 - binomial: rates in [0, 1] that are means of n trials (the log's observation counts, or values on
-  the 1/n lattice; single episodes' success flags, each 0 or 1, one trial):
-  analysed on the arcsine scale, where the noise sd is 1/(2 sqrt(n)) at every level;
+  the 1/n lattice; single episodes' outcomes — 0/1 flags, or sparse-reward returns, 0 unless solved,
+  divided by what a success is worth — one trial): analysed on the arcsine scale, where the noise sd is
+  1/(2 sqrt(n)) at every level;
 - otherwise gaussian: a robust sd from changes between neighbours, per block of points (noise may grow
   with the level), inflated for autocorrelation (AR(1), from how the spread grows from lag 1 to lag 2).
 """
@@ -35,7 +36,7 @@ BLOCK = 32  # points per block of the local noise estimate
 BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
 LATTICE_SHARE = 0.98  # ... that this share of the points sit on
-OUTCOME_ZEROS = 0.05  # values in [0, 1] exactly 0 this often (not always) ...
+OUTCOME_ZEROS = 0.005  # values in [0, 1] exactly 0 this often (twice at least; not always) ...
 OUTCOME_WORTH = 0.9   # ... and otherwise at least OUTCOME_GAP x their 90th percentile (what a success is worth)
 OUTCOME_GAP = 0.25    # are one or two episodes' outcomes: a binomial rate of one trial (two read as one: noisier)
 OUTCOME_VALUES = 3    # ... when the others take this many values at least (returns; a rate's few successes, 1/n)
@@ -92,19 +93,19 @@ def lattice_trials(values: np.ndarray) -> int | None:
 
 def outcome_scale(values: np.ndarray) -> float | None:
     """What one success is worth when values in [0, 1] (on no 1/n lattice) are single episodes' outcomes:
-    0/1 success flags (1), or — exactly 0 (failed) in OUTCOME_ZEROS of them or more, the others of
-    OUTCOME_VALUES values or more and at least OUTCOME_GAP x their OUTCOME_WORTH quantile (that quantile,
-    the worth) — a sparse-reward return, 0 unless
-    solved, then a share of the best (MiniGrid's 1 - 0.9 steps/max; a PLR level's replay of an episode or
-    two). Bernoulli noise of one trial, scaled. A mean over many episodes, or noise clipped at 0, leaves
-    values just above 0. None otherwise."""
+    0/1 success flags (1); or a sparse-reward return, 0 unless solved, then a share of the best
+    (MiniGrid's 1 - 0.9 steps/max; a PLR level's replay of an episode or two) — exactly 0 (failed) in
+    OUTCOME_ZEROS of them or more, the others of OUTCOME_VALUES values or more and at least OUTCOME_GAP x
+    their OUTCOME_WORTH quantile, which is the worth. Bernoulli noise of one trial, scaled. A mean over
+    many episodes, or noise clipped at 0, leaves values just above 0. None otherwise."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1 or lattice_trials(values) is not None:
         return None
     zero = values == 0
     if zero.any() and not zero.all() and np.all(values[~zero] == 1):
         return 1.0  # success flags, however rare their zeros
     solved = values[~zero]
-    if not OUTCOME_ZEROS <= float(np.mean(zero)) < 1 or len(np.unique(solved[:64])) < OUTCOME_VALUES:
+    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or not len(solved) \
+            or len(np.unique(solved[:64])) < OUTCOME_VALUES:
         return None  # a few successes of a rate of n trials, all at 1/n: a lattice, not returns
     worth = float(np.quantile(solved, OUTCOME_WORTH))
     return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
