@@ -688,7 +688,7 @@ def test_single_episode_outcomes_graduate_and_their_noise_is_no_volatility(tmp_p
     dip or a wave, and some levels never graduated; read as a rate of best 1, the returns never reached 0.7
     of it. (Chance waves still show in such noise now and then: seeds 6 and 18 hold one or two.)"""
     envs = {f"lvl_{k}": E(train=_outcomes(12 + k, returns), train_every=1) for k in range(6)}
-    got, run = run_case(Case("flags", envs, []), tmp_path)
+    got, run = run_case(Case("outcomes", envs, []), tmp_path)
     assert [w for w in got if w.type == "performance_volatility"] == [], got
     assert all(e.current_state == "graduated" and e.graduation_step < 200 for e in run.environments), \
         [(e.env_id, e.current_state, e.graduation_step) for e in run.environments]
