@@ -95,18 +95,23 @@ def outcome_scale(values: np.ndarray) -> float | None:
     """What one success is worth when values in [0, 1] (on no 1/n lattice) are single episodes' outcomes:
     0/1 success flags (1); or a sparse-reward return, 0 unless solved, then a share of the best
     (MiniGrid's 1 - 0.9 steps/max; a PLR level's replay of an episode or two) — exactly 0 (failed) in
-    OUTCOME_ZEROS of them or more, the others of OUTCOME_VALUES values or more and at least OUTCOME_GAP x
-    their OUTCOME_WORTH quantile, which is the worth. Bernoulli noise of one trial, scaled. A mean over
-    many episodes, or noise clipped at 0, leaves values just above 0. None otherwise."""
+    OUTCOME_ZEROS of them or more, at least once after its first success, the others of OUTCOME_VALUES
+    values or more and at least OUTCOME_GAP x their OUTCOME_WORTH quantile, which is the worth. Bernoulli
+    noise of one trial, scaled. A mean over many episodes, or noise clipped at 0, leaves values just above 0.
+    None otherwise."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1 or lattice_trials(values) is not None:
         return None
     zero = values == 0
     if zero.any() and not zero.all() and np.all(values[~zero] == 1):
         return 1.0  # success flags, however rare their zeros
     solved = values[~zero]
-    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or not len(solved) \
+    if not len(solved):
+        return None
+    # a failure after the first success too: a rate averaged over many episodes may start at exactly 0 for a few
+    # points and then jump (a fast learner logged sparsely) — no episode outcomes, however far its values lie from 0
+    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or not zero[int(np.argmax(~zero)):].any() \
             or len(np.unique(solved[:64])) < OUTCOME_VALUES:
-        return None  # a few successes of a rate of n trials, all at 1/n: a lattice, not returns
+        return None  # (nor a few successes of a rate of n trials, all at 1/n: a lattice, not returns)
     worth = float(np.quantile(solved, OUTCOME_WORTH))
     return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
 

@@ -101,6 +101,11 @@ def test_sparse_reward_returns_of_single_episodes_are_a_scaled_rate_of_one_trial
     rare = np.where(rng.random(400) < 0.02, 0.0, 0.9 * (1 - 0.1 * rng.random(400)))
     assert np.count_nonzero(rare == 0) >= 2 and segments.outcome_scale(rare) is not None
     assert segments.outcome_scale(np.where(np.arange(400) == 7, 0.0, np.where(rare == 0, 0.5, rare))) is None
+    # a rate averaged over many episodes, exactly 0 for its first few points, then a jump to ~0.8 (a fast learner
+    # logged sparsely): its zeros all come before its first success — no outcomes (read as one trial, its noise
+    # was overstated 7-fold)
+    jump = np.concatenate([[0.0, 0.0, 0.0], np.clip(0.8 + rng.normal(0, 0.05, 200), 0, 1)])
+    assert segments.outcome_scale(jump) is None and noise_model(jump).kind == "gaussian"
     assert segments.outcome_scale(np.array(expand("0.5b8x100", seed=1))) is None  # a lattice: n = 8
     # a never-learning rate of 5 trials: 0 but for a lucky 0.2 now and then (seventh corpus seed 2's slide) —
     # no returns worth 0.2 (its stall went unseen, the rate's best read as 0.2)
