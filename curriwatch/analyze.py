@@ -80,13 +80,13 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
             env.cache["last_level"] = env.env_id in last
-        reference = run_reference(run_envs)
+        references = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
         stops = any(_training_stopped(e) is not None for e in run_envs)
         failed: set[int] = set()
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
-            env.cache["reference"] = reference
+            env.cache["reference"] = references[k]
             env.cache["noise_reference"] = noise_refs[k]
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1

@@ -255,16 +255,37 @@ def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: floa
     return gain > LEVEL_Z * sd * math.sqrt(1 / at_top + 1 / at_start)
 
 
-def run_reference(envs: list[EnvData]) -> tuple[float, float] | None:
-    """The scale a run's envs share, (start, top), when they measure on one scale, else None: an env
-    far below what its siblings reach has not graduated. Rates in [0, 1] share one (start: the median
-    start, top: the upper-quartile top). Other metrics share one when several envs (at least 2, and
-    SHARED_TOP_ENVS of those that learned) reach the same top, within SHARED_TOP_SPREAD x the
-    median gain of the upper-quartile top: then (their median start, that top); or when all of them
-    start from one level (within SHARED_START_SPREAD x the learned range): then (the median start,
-    the upper-quartile top). Envs whose returns live on different scales (e.g. different games)
-    start and end at different levels and share none. An env that learned nothing (see `learned`) counts
-    near the top within SHARED_TOP_SPREAD x the learned envs' median gain; starts are the learned envs'."""
+def run_reference(envs: list[EnvData]) -> list[tuple[float, float] | None]:
+    """The scale each of a run's envs shares with its siblings, (start, top), or None when it shares
+    none: an env far below what its siblings reach has not graduated. Rates in [0, 1] share one (start:
+    the median start, top: the upper-quartile top). Other metrics share one when several envs (at
+    least 2, and SHARED_TOP_ENVS of those that learned) reach the same top, within SHARED_TOP_SPREAD x
+    the median gain of the upper-quartile top: then (their median start, that top); or when all of them
+    start from one level (within SHARED_START_SPREAD x the learned range): then (the median start, the
+    upper-quartile top). Envs whose returns live on different scales (e.g. different games) start and
+    end at different levels and share none. An env that learned nothing (see `learned`) counts near the
+    top within SHARED_TOP_SPREAD x the learned envs' median gain; starts are the learned envs'. Envs
+    that plainly learned to a top of their own, away from that shared one, and are as many (at least 2
+    and SHARED_TOP_ENVS of the envs) share that top instead: another kind of metric logged under the
+    same name (percents beside returns), not a crowd of lessons stalled at one level."""
+    shared = _shared_reference(envs)
+    refs: list[tuple[float, float] | None] = [shared] * len(envs)
+    if shared is None or all(rate_best(e, e.learning.values) == 1.0 for e in envs):
+        return refs
+    own = [own_scale(e) for e in envs]
+    apart = [k for k, s in enumerate(own) if s is not None and learned(envs[k]) and _plainly_learned(envs[k], s)
+             and abs(s[1] - shared[1]) > SHARED_TOP_SPREAD * (s[1] - s[0])]
+    judged = sum(s is not None for s in own)
+    for k in apart:
+        top, gain = own[k][1], own[k][1] - own[k][0]
+        crowd = [j for j in apart if abs(own[j][1] - top) <= SHARED_TOP_SPREAD * min(gain, own[j][1] - own[j][0])]
+        if len(crowd) >= 2 and len(crowd) >= SHARED_TOP_ENVS * judged:
+            refs[k] = (float(np.median([own[j][0] for j in crowd])), float(np.median([own[j][1] for j in crowd])))
+    return refs
+
+
+def _shared_reference(envs: list[EnvData]) -> tuple[float, float] | None:
+    """The one scale most of a run's envs share (see run_reference), or None."""
     scales, rates, gained = [], True, []
     for env in envs:
         s = own_scale(env)
@@ -303,7 +324,8 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
     plainly learned (a gain over OWN_GAIN_NOISE noise sds) and its gain is under OTHER_SCALE of that
     widened range (a game whose returns run 0..10 beside games of 0..500, not a lesson stalled low on
     theirs), or its whole range lies further from the shared scale than that scale is wide (a cost that
-    fell from 50 to 14, oriented -50 to -14, beside success rates)."""
+    fell from 50 to 14, oriented -50 to -14, beside success rates), or — a metric with no bounds of
+    its own — beside it at all (returns of -1500..-200 beside returns of 0..500)."""
     own = own_scale(env)
     ref = env.cache.get("reference")
     if own is None:
@@ -313,8 +335,13 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
     wide = min(own[0], ref[0]), max(own[1], ref[1])
     if own[1] - own[0] < OTHER_SCALE * (wide[1] - wide[0]) and _plainly_learned(env, own):
         return own
-    if max(ref[0] - own[1], own[0] - ref[1]) > ref[1] - ref[0] and _plainly_learned(env, own):
-        return own  # all of it further from the shared scale than that scale is wide: a cost beside success rates
+    apart = max(ref[0] - own[1], own[0] - ref[1])
+    if (apart > ref[1] - ref[0] or apart > 0 and rate_best(env, env.learning.values) is None) \
+            and _plainly_learned(env, own):
+        # all of it further from the shared scale than that scale is wide (a cost beside success rates), or
+        # for a metric with no bounds of its own all of it beside that scale (returns of -1500..-200 beside
+        # returns of 0..500): no lesson stalled on the shared scale stays below the level its siblings start from
+        return own
     return wide
 
 

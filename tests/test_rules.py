@@ -347,6 +347,23 @@ SHAPES = [
                                          "s": E(train="0.05+0.05x18 0.95~0.02x294")},
          [], ("prolonged_training", "training_stagnation", "graduated_regression"),
          {"overrides": [{"env": "cost_*", "direction": "lower"}]}),
+    # metrics of different kinds under one name (a user profile's `score`): percents (0..100) and returns (0..500),
+    # three of each, every one learned and held — the percents reach a top of their own and share it; they are
+    # no lessons stalled at a fifth of the returns' scale (eighth corpus seed 1's mixed suite)
+    Case("percents beside returns", {f"{k}-pct": E(train=f"{2 + k}+{4 - k}x24 {98 - 3 * k}~0.2x276") for k in range(3)}
+         | {f"{k}-ret": E(train=f"{20 + k}+{19 + k}x24 {480 + 10 * k}~15x276") for k in range(3)},
+         [], ("prolonged_training", "training_stagnation", "graduated_regression")),
+    # ... but two lessons of six stalled at one level stay lessons stalled on their siblings' scale
+    Case("two lessons stalled at one level", {f"{k}-ret": E(train=f"{20 + k}+{19 + k}x24 {480 + 10 * k}~15x276")
+                                              for k in range(4)}
+         | {f"{k}-low": E(train=f"{20 + k}+4x24 {116 + k}~15x276") for k in range(2)},
+         [("training_stagnation", f"{k}-low", "warning", 1200, 1200) for k in range(2)], ("training_stagnation",)),
+    # returns of -1500..-200 beside returns of 0..500: all of its range below the level its siblings start from
+    # is no lesson stalled on their scale (eighth corpus seed 1's swing-return)
+    Case("negative returns beside positive returns", {"swing": E(train="-1500+55x24 -180~15x276"),
+                                                     "a": E(train="25+19x24 480~15x276"),
+                                                     "b": E(train="30+19x24 490~15x276")},
+         [], ("prolonged_training", "training_stagnation", "graduated_regression")),
     # eval-only logging: graduation inferred from eval, regression and stagnation judged on eval
     Case("eval-only: regression", {"e": E(eval="0.1+0.05x17 0.95~0.02x30 0.3~0.02x30")},
          [("graduated_regression", "e", "critical", 2350, 50)], ("graduated_regression",)),
