@@ -186,11 +186,28 @@ def _dispersion(z: np.ndarray, sigma: np.ndarray) -> float:
     of level) left out. Changes are compared with the exact model point by point, so a lattice's coarse
     steps near a bound (few trials) are not read as overdispersion, as a MAD of changes reads them;
     frequent changes of level are, which the MAD is blind to."""
+    return dispersion_of(change_ratios(z, sigma))
+
+
+def change_ratios(z: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Each change between neighbours squared over its expected variance under the model (sd `sigma`)."""
     d = np.diff(z)
     ev = sigma[1:] ** 2 + sigma[:-1] ** 2
-    r = np.sort(np.where(ev > 0, d * d / np.where(ev > 0, ev, 1.0), 0.0))
+    return np.where(ev > 0, d * d / np.where(ev > 0, ev, 1.0), 0.0)
+
+
+def dispersion_of(ratios: np.ndarray) -> float:
+    """The root of the mean of change_ratios, the largest 2 % (changes of level) left out."""
+    r = np.sort(ratios)
     keep = r[: max(1, int(math.ceil(0.98 * len(r))))]
     return float(np.sqrt(np.mean(keep)))
+
+
+def widening(noise: "Noise") -> float:
+    """How much a binomial model was widened for the series' overdispersion (1: not at all)."""
+    if noise.kind != "binomial" or not noise.base_sigma > 0:
+        return 1.0
+    return max(1.0, median(noise.sigma) / noise.base_sigma)
 
 
 def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int = 1) -> Noise:

@@ -688,6 +688,43 @@ def test_switching_that_ends_the_log_at_its_low_level(tmp_path, more):
         assert env.health_status == "critical"
 
 
+@pytest.mark.parametrize("with_states", [False, True])
+def test_a_burst_over_a_third_of_sparse_binomial_evals(tmp_path, with_states):
+    """A lesson trained until it graduated (ninth corpus seed 3's door-46: training rows stop at ~15,000) keeps
+    being evaluated, 82 trials every 700 steps; a third of its evals scatter below the held level from step
+    24,500, then it is calm again. Those widen the whole eval series' noise by half (read as overdispersion), and
+    within that noise few of them lie far off: a warning regression that came back. The evals outside them fit
+    the binomial model itself: judged against it, they are a burst."""
+    evals, train = _fixture_lines("many_short_burst_in_sparse_evals")
+    evals = "_x3 " + " _x6 ".join(evals.split())  # every 700 steps from 11,900 on a grid of 100 from 11,600
+    states = "1x34 2x348" if with_states else ""
+    sibling = E(train="0.05+0.05x18 0.94b52x16", eval="0.1+0.4x2 0.94b82x53", state=states, train_every=100,
+                eval_every=700, state_every=100, start=11600)  # a lesson of the same run: where lessons start
+    case = Case("burst in sparse evals", {"a": E(train=train, eval=evals, state=states, train_every=100,
+                                                 eval_every=100, state_every=100, start=11600), "b": sibling},
+                [("performance_volatility", "a", "warning", 24500, 700)],
+                ("performance_volatility", "graduated_regression"))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "burst" and got[0].resolved
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_overdispersed_sparse_binomial_evals_stay_calm(tmp_path, seed):
+    """Evals that log 78 trials but scatter like 30 (batches of problems of unequal difficulty) all their life are
+    widened all their life: a stretch whose points lie 4 of the model's sds off but within their widened noise
+    (0.74-0.77 among values about 0.92) is no burst."""
+    rng = np.random.default_rng(seed)
+    wide = np.round(rng.binomial(30, 0.92, 54) / 30 * 78) / 78
+    wide[30:37] = np.array([53, 70, 54, 72, 53, 71, 54]) / 78
+    evals = "0.1 0.5 " + " ".join(f"{v:.6f}" for v in wide)
+    lesson = dict(train="0.05+0.05x18 0.94b52x16", train_every=100, eval_every=700, start=11600)
+    case = Case("overdispersed evals", {"a": E(eval=evals, **lesson), "b": E(eval="0.1+0.4x2 0.94b82x53", **lesson)},
+                [], ("performance_volatility", "graduated_regression"))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 def _outcomes(seed: int, returns: bool, n: int = 700) -> str:
     """One episode's outcome a point: solved with probability 0.02 -> 0.9 over ~100 points, then held; a 0/1
     success flag, or its MiniGrid-style return (0 unless solved, else 0.9 x (1 - 0.1 U))."""

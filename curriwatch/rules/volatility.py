@@ -13,6 +13,7 @@ from ..oscillation import oscillations
 from ..bursts import burst, second_differences
 from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
                       volatility_width)
+from ..segments import OVERDISPERSION, change_ratios, dispersion_of, widening
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, lag1_correlation, median
 from . import register
 from .regression import batch_passing, held_zone, regression_signal, regression_spans
@@ -58,6 +59,8 @@ SCATTER_POINTS = 4  # after graduation, this many points off the held level, eac
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
                        # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound)
+REST_CHANGES = 10  # a rate widened for overdispersion is judged against its model where this many changes after
+                   # graduation outside the group fit that model
 SUSTAINED = ("switching", "oscillation")
 
 
@@ -271,13 +274,26 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     of the `min_points` points after it back in the held zone, unless the env's other points that far off
     make such a group likely by chance. A rank scan weighs each large change no more than the top of the
     noise: a burst of twenty evals in a few hundred ranks too little, though every other point of it lies far
-    off the level."""
+    off the level. A binomial rate widened for overdispersion is judged against its model itself where its
+    points after graduation outside the group are no wider than the model: twenty bad evals among sixty
+    widen the whole series' noise by half, and then lie within it."""
     width = volatility_width(env)
     if not width > 0 or not s["dip_points"]:
         return []
+    value, noise, sd = _held_noise(env, sig)
+    found = _scattered(env, sig, s, width, value, noise, sd, 1.0)
+    widened = widening(noise)
+    if found or not widened > 1.0:
+        return found
+    return _scattered(env, sig, s, width, value, noise, sd / widened, widened,
+                      lambda a, b: _model_fits_rest(sig, noise, widened, a, b))
+
+
+def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray, noise, sd: np.ndarray,
+               widened: float, accept=None) -> list[dict]:
+    """_scatter's groups with each point's noise sd `sd` (the model's widened `widened` x: 1 as fitted)."""
     r = s["regression"]
     raw, after = sig["raw"], sig["after"]
-    value, noise, sd = _held_noise(env, sig)
     off = after & (np.abs(value - sig["baseline"]) > np.maximum(SCATTER_NOISE * sd, s["threshold"] * width))
     idx = np.flatnonzero(off)
     n_after = int(np.count_nonzero(after))
@@ -293,13 +309,15 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
         rest = np.concatenate([change[first: a], change[b:]])
         # the rest's changes, never below what the noise model makes of a change (a rate's lattice at its bound
         # hardly changes at all: a fall away from it shows the model's full noise)
-        calm = max(median(rest), MEDIAN_ABS_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)))
+        calm = max(median(rest), MEDIAN_ABS_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)) / widened)
         if not len(rest) or not median(inside) >= BURST_RATIO * calm:
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
         if _group_by_chance(g, n_after, rate, SCATTER_CHANCE) \
                 or _chain_by_chance(len(g), n_after, rate, s["dip_points"], SCATTER_CHANCE):
             continue  # the env's other points that far off (heavy-tailed noise) make such a group now and then
+        if accept is not None and not accept(a, b):
+            continue
         lowest = a + int(np.argmin(raw[a: b + 1]))
         spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
         out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
@@ -308,6 +326,17 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
                     "off_points": len(g), "points": b - a + 1, "low": float(value[lowest]),
                     "as_one": _as_one(env, value, value[a: b + 1], float(sig["baseline"]), spread)})
     return out
+
+
+def _model_fits_rest(sig: dict, noise, widened: float, a: int, b: int) -> bool:
+    """Whether the series' points after graduation outside a..b (and the point either side of it) change no
+    more than the binomial model itself says (within OVERDISPERSION, over REST_CHANGES changes or more)."""
+    after = np.flatnonzero(sig["after"])
+    sigma = np.asarray(noise.sigma, dtype=np.float64) / widened
+    pieces = [(int(after[0]), a - 1), (b + 1, int(after[-1]))]
+    ratios = np.concatenate([change_ratios(noise.z[lo: hi + 1], sigma[lo: hi + 1]) for lo, hi in pieces if hi > lo]
+                            or [np.zeros(0)])
+    return len(ratios) >= REST_CHANGES and dispersion_of(ratios) <= OVERDISPERSION
 
 
 def _chain_by_chance(k: int, n: int, rate: float, gap: int, bound: float) -> bool:
