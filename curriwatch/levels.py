@@ -740,7 +740,8 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
                 a += 1  # its first low phase is a stair of the learning rise before it
             if _chance_lows(seg, series, phases[a: end + 1]):
                 continue
-            episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a))
+            episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a,
+                                     _learned_into(levels, a, _climbed_from(levels, a) if a >= 1 else before)))
         k = m + 1
     return episodes
 
@@ -796,6 +797,25 @@ def _rise_stair(levels: np.ndarray, a: int, before: float | None = None) -> bool
         return False
     gap = levels[a + 1] - levels[a]
     return bool(prev < levels[a] - RETURN_TOLERANCE * gap)
+
+
+def _climbed_from(levels: np.ndarray, a: int) -> float:
+    """The level the climb into phase a began from: the phases before it, back while each is lower than
+    the next (a learning rise cut into stairs); the phase before it where that is higher (no climb)."""
+    j = a
+    while j >= 1 and levels[j - 1] < levels[j]:
+        j -= 1
+    return float(levels[j] if j < a else levels[a - 1])
+
+
+def _learned_into(levels: np.ndarray, a: int, before: float | None) -> bool:
+    """Whether phase a, the first of a switching chain, is a high phase that the level before it climbed to
+    from below the chain's low level (beyond RETURN_TOLERANCE x the gap): the level the env learned, held
+    until the switching began — the switching's first sign is its first change, not the learning."""
+    if before is None or a + 1 >= len(levels) or not levels[a] > levels[a + 1]:
+        return False
+    gap = levels[a] - levels[a + 1]
+    return bool(before < levels[a + 1] - RETURN_TOLERANCE * gap)
 
 
 def _level_before(seg: Segments, series: Series, phase: tuple) -> float | None:
@@ -868,10 +888,12 @@ def _consistent_core(levels: np.ndarray) -> tuple[int, int]:
     return 0, -1
 
 
-def _episode(split: str, seg: Segments, series: Series, phases: list, changes: int) -> Episode:
+def _episode(split: str, seg: Segments, series: Series, phases: list, changes: int,
+             learned_into: bool = False) -> Episode:
     """An episode from its phases. The first (last) phase belongs to it when it is no longer than
     twice the inner phases, or the first begins the series and would not break the chain's rhythm
-    (SWITCH_PHASE_RATIO: an env switching from its first point); else the episode starts at the
+    (SWITCH_PHASE_RATIO: an env switching from its first point) — but never a first phase the env learned
+    into (`learned_into`, see _learned_into); else the episode starts at the
     first change (a burst after a long calm stretch) — where the points of the calm phase are already
     on their way to the next one (beyond TRANSITION_NOISE noise sds of their own level; a wave leaves
     its level gradually, and its points caught mid-change join the nearer phase)."""
@@ -886,7 +908,7 @@ def _episode(split: str, seg: Segments, series: Series, phases: list, changes: i
     # a first phase from the series' first point is the env switching from its activation unless it
     # would have broken the chain's rhythm as an inner phase (Markov dwells run to several x their median)
     lifelong = first_pt[0] == 0 and lengths[0] <= SWITCH_PHASE_RATIO * typical
-    first = first_pt[0] if lengths[0] <= 2 * typical or lifelong else first_pt[1]
+    first = first_pt[0] if (lengths[0] <= 2 * typical or lifelong) and not learned_into else first_pt[1]
     last = last_pt[-1] if lengths[-1] <= 2 * typical else last_pt[-2]
     levels = np.array([p[2] for p in phases])
     if first > first_pt[0]:

@@ -709,6 +709,23 @@ def test_a_burst_over_a_third_of_sparse_binomial_evals(tmp_path, with_states):
     assert got[0].evidence["kind"] == "burst" and got[0].resolved
 
 
+def test_switching_after_a_learned_hold_is_dated_from_its_first_drop(tmp_path):
+    """A lesson (ninth corpus seed 2's door-26) learns from ~0 to ~0.95 by step 10,500, holds it for about one and a
+    half of the phases to come, then switches between ~0.95 and ~0.42 from step 16,500 to the end. The first high
+    phase is the level it learned into from below the low one, held until the switching began: the switching is
+    dated from its first drop. Was: from step 10,500, where the learning reached the top."""
+    evals, train = _fixture_lines("many_short_switching_after_a_hold")
+    evals = "_x3 " + " _x4 ".join(evals.split())  # every 500 steps from 7,500 on a grid of 100 from 7,200
+    sibling = E(train="0.02+0.05x19 0.95b38x20", eval="0.02+0.3x3 0.95b75x80", train_every=100, eval_every=500,
+                start=7200)
+    case = Case("switching after a hold", {"a": E(train=train, eval=evals, train_every=100, eval_every=100,
+                                                  start=7200), "b": sibling},
+                [("performance_volatility", "a", "warning", 16500, 500)], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "switching"
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_overdispersed_sparse_binomial_evals_stay_calm(tmp_path, seed):
     """Evals that log 78 trials but scatter like 30 (batches of problems of unequal difficulty) all their life are
