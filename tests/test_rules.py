@@ -709,6 +709,20 @@ def test_a_burst_over_a_third_of_sparse_binomial_evals(tmp_path, with_states):
     assert got[0].evidence["kind"] == "burst" and got[0].resolved
 
 
+def test_a_burst_in_widened_evals_is_dated_by_the_model(tmp_path):
+    """Ninth corpus seed 2's maze-01: 95-trial evals every 900 steps, a burst from step 17,100 that widens the
+    series' noise (read as overdispersion) though the evals outside it fit the binomial model. Within the widened
+    noise the burst is found too, but its first points lie within that noise: dated by the model, whose noise the
+    rest of the series shows, it begins at 17,100. Was: at 19,800."""
+    evals, train = _fixture_lines("many_short_burst_dated")
+    case = Case("burst dated", {"a": E(train=train, eval=evals, train_every=100, eval_every=900),
+                                "b": E(train="0.05+0.05x18 0.95b19x39", eval="0.05+0.45x2 0.95b95x56",
+                                       train_every=100, eval_every=900)},
+                [("performance_volatility", "a", "warning", 17100, 450)], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 def test_switching_after_a_learned_hold_is_dated_from_its_first_drop(tmp_path):
     """A lesson (ninth corpus seed 2's door-26) learns from ~0 to ~0.95 by step 10,500, holds it for about one and a
     half of the phases to come, then switches between ~0.95 and ~0.42 from step 16,500 to the end. The first high

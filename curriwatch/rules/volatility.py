@@ -281,12 +281,13 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     if not width > 0 or not s["dip_points"]:
         return []
     value, noise, sd = _held_noise(env, sig)
-    found = _scattered(env, sig, s, width, value, noise, sd, 1.0)
     widened = widening(noise)
-    if found or not widened > 1.0:
-        return found
-    return _scattered(env, sig, s, width, value, noise, sd / widened, widened,
-                      lambda a, b: _model_fits_rest(sig, noise, widened, a, b))
+    if widened > 1.0:  # the model's own reading where the rest fits it: its noise dates the burst too
+        found = _scattered(env, sig, s, width, value, noise, sd / widened, widened,
+                           lambda a, b: _model_fits_rest(sig, noise, widened, a, b))
+        if found:
+            return found
+    return _scattered(env, sig, s, width, value, noise, sd, 1.0)
 
 
 def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray, noise, sd: np.ndarray,
