@@ -800,12 +800,13 @@ def _rise_stair(levels: np.ndarray, a: int, before: float | None = None) -> bool
 
 
 def _climbed_from(levels: np.ndarray, a: int) -> float:
-    """The level the climb into phase a began from: the phases before it, back while each is lower than
-    the next (a learning rise cut into stairs); the phase before it where that is higher (no climb)."""
+    """The level the climb into phase a began from, when every phase before it climbed (a learning rise
+    from the series' start, cut into stairs): its first phase's; else the phase before it (a climb back
+    from a deep drop after the env learned is no learning)."""
     j = a
     while j >= 1 and levels[j - 1] < levels[j]:
         j -= 1
-    return float(levels[j] if j < a else levels[a - 1])
+    return float(levels[0] if j == 0 else levels[a - 1])
 
 
 def _learned_into(levels: np.ndarray, a: int, before: float | None) -> bool:

@@ -740,6 +740,19 @@ def test_switching_after_a_learned_hold_is_dated_from_its_first_drop(tmp_path):
     assert got[0].evidence["kind"] == "switching"
 
 
+def test_switching_that_climbs_out_of_a_deep_drop_is_no_learned_hold(tmp_path):
+    """Third corpus seed 93's SoccerTwos learns in stairs, holds ~0.83, then at step 2,030,000 drops to ~0, climbs
+    back and swings between ~0.45 and ~0.95. The climb out of the drop is no learning rise into a held level: the
+    unstable period is dated from the drop (within 3 summary periods; the learned-hold dating, walking back
+    through the climb, dated it 5 periods late)."""
+    envs = {name: E(train=values, train_every=10000, start=int(first)) for name, first, values in
+            (line.split(" ", 2) for line in _fixture_lines("mlagents_burst_from_a_deep_drop"))}
+    case = Case("drop then swings", envs, [("performance_volatility", "SoccerTwos", "warning", 2030000, 30000)],
+                ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_overdispersed_sparse_binomial_evals_stay_calm(tmp_path, seed):
     """Evals that log 78 trials but scatter like 30 (batches of problems of unequal difficulty) all their life are
