@@ -213,8 +213,9 @@ def rolling_span(values: np.ndarray) -> int | None:
     """How many points a rolling mean's window holds (SB3's ep_rew_mean: the last 100 episodes, several
     per point): the lag at which its changes are most negatively correlated, below ROLLING_CORR — an
     episode moves the mean when it enters and moves it back when it leaves — while at shorter lags they
-    hardly correlate (a new batch of episodes each point). None when no lag shows it (independent points,
-    a wave, or under 40 changes)."""
+    hardly correlate (a new batch of episodes each point), and pair by pair, not through a few long runs of
+    large changes (the quadrant correlation at that lag under ROLLING_CORR too: a learning rise and a collapse
+    that far apart correlate so). None when no lag shows it (independent points, a wave, or under 40 changes)."""
     d = np.diff(np.asarray(values, dtype=np.float64))
     d = d[np.isfinite(d)]
     n = len(d)
@@ -233,7 +234,13 @@ def rolling_span(values: np.ndarray) -> int | None:
     lag = 2 + int(np.argmin(acf[2:]))
     # and only there: a wave's or a switching's changes correlate at every lag, most negatively at half its period
     quiet = float(np.mean(np.abs(acf[1:lag]))) < ROLLING_QUIET
-    return lag if acf[lag] < ROLLING_CORR and quiet else None
+    if not (acf[lag] < ROLLING_CORR and quiet):
+        return None
+    # at every point, not in a few long runs of changes: a rise and a fall that far apart correlate so too. The
+    # quadrant correlation (the share of pairs of opposite sign, as a gaussian correlation) ignores their sizes
+    a, b = d[:-lag], d[lag:]
+    same = float(np.mean(np.sign(a) * np.sign(b) > 0)) / max(float(np.mean(a * b != 0)), 1e-12)
+    return lag if math.sin(math.pi * (same - 0.5)) < ROLLING_CORR else None
 
 
 def _stands_out(f: Fit, lo: float, hi: float, sd: float) -> bool:

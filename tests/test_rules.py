@@ -1010,6 +1010,30 @@ def test_a_burst_a_rolling_mean_smooths_is_sized_on_the_evals(tmp_path):
     assert incident.evidence["kind"] == "burst" and abs(incident.first_step - 477184) <= 2 * 10240, incident
 
 
+def test_a_collapse_120_points_after_the_rise_is_no_rolling_window(tmp_path):
+    """SB3 DQN's `ep_rew_mean` (tenth corpus seed 1's FrozenLake, alone in its run): a rise over 60 points, a hold, a
+    collapse ~120 points after the rise, then a low level for good. The rise's and the collapse's changes correlate
+    negatively at that lag, as a rolling window's entering and leaving episodes do, but only through those two
+    runs of changes: pair by pair (a quadrant correlation) they do not. Read as a 122-point window, the series'
+    noise wandered so far that nothing but the collapse was a change of level, and the env — never seen to learn
+    — stalled from its first point. One critical regression."""
+    from curriwatch.levels import rolling_span
+
+    from writers import write_tb
+
+    values = [float(v) for v in _fixture_series("sb3_dqn_collapse_after_hold").split()]
+    assert rolling_span(np.array(values)) is None
+    # as SB3 writes it (RL-Zoo's {EnvId}/DQN_1 folder): the sb3 profile reads ep_rew_mean as a rolling mean
+    write_tb(tmp_path / "FrozenLake-v1" / "DQN_1", {"rollout/ep_rew_mean": [(200 * (k + 1), v) for k, v in
+                                                                             enumerate(values)]})
+    ingest = curriwatch.load(tmp_path)
+    assert [r.profile for r in ingest.runs] == ["sb3"]
+    (run,) = curriwatch.analyze(ingest).runs
+    got = run.warnings
+    assert [(w.type, w.severity) for w in got] == [("graduated_regression", "critical")], got
+    assert abs(got[0].first_step - 30200) <= 2 * 200 and run.environments[0].graduation_step is not None
+
+
 def test_a_rolling_mean_of_outliers_holds_no_moderate_burst(tmp_path, monkeypatch):
     """SB3's `ep_rew_mean` (third corpus, healthy) over episodes with 3 % outliers: each outlier moves the
     100-episode mean as it enters and again as it leaves, and the changes of such a smoothed series are not
