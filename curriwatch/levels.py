@@ -275,9 +275,9 @@ def run_reference(envs: list[EnvData]) -> list[tuple[float, float] | None]:
     that plainly learned to a top of their own, away from that shared one, and are as many (at least 2
     and SHARED_TOP_ENVS of the envs) share that top instead: another kind of metric logged under the
     same name (percents beside returns), not a crowd of lessons stalled at one level."""
-    shared = _shared_reference(envs)
+    shared, rates = _shared_reference(envs)
     refs: list[tuple[float, float] | None] = [shared] * len(envs)
-    if shared is None or all(rate_best(e, e.learning.values) == 1.0 for e in envs):
+    if shared is None or rates:
         return refs
     own = [own_scale(e) for e in envs]
     apart = [k for k, s in enumerate(own) if s is not None and learned(envs[k]) and _plainly_learned(envs[k], s)
@@ -291,8 +291,9 @@ def run_reference(envs: list[EnvData]) -> list[tuple[float, float] | None]:
     return refs
 
 
-def _shared_reference(envs: list[EnvData]) -> tuple[float, float] | None:
-    """The one scale most of a run's envs share (see run_reference), or None."""
+def _shared_reference(envs: list[EnvData]) -> tuple[tuple[float, float] | None, bool]:
+    """The one scale most of a run's envs share (see run_reference), or None; and whether they are all
+    success rates."""
     scales, rates, gained = [], True, []
     for env in envs:
         s = own_scale(env)
@@ -302,7 +303,7 @@ def _shared_reference(envs: list[EnvData]) -> tuple[float, float] | None:
         gained.append(learned(env))
         rates &= rate_best(env, env.learning.values) == 1.0  # success rates (higher is better)
     if len(scales) < 2:
-        return None
+        return None, rates
     starts = np.array([s[0] for s in scales])
     tops = np.array([s[1] for s in scales])
     # an env that learned nothing (at its top from its first point, or never learning) may show where the
@@ -311,19 +312,19 @@ def _shared_reference(envs: list[EnvData]) -> tuple[float, float] | None:
     top = float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
     if rates:  # one scale whatever they learned; when none did, a rate's own worst (0) is where a lesson
         # it did not know starts (the median start of envs all at their top from their first point is the top)
-        return (float(np.median(starts[gained])) if gained.any() else min(0.0, float(starts.min()))), top
+        return ((float(np.median(starts[gained])) if gained.any() else min(0.0, float(starts.min()))), top), True
     if not gained.any():
-        return None
+        return None, False
     gain = float(np.median((tops - starts)[gained]))
     # each env near that top by its own gain (an env of another scale is near nothing by its own), one
     # that learned nothing by the gain of those that did
     near = np.abs(tops - top) <= SHARED_TOP_SPREAD * np.where(gained, tops - starts, gain)
     if near.sum() >= 2 and near.mean() >= SHARED_TOP_ENVS and (near & gained).any():
-        return float(np.median(starts[near & gained])), float(np.median(tops[near]))
+        return (float(np.median(starts[near & gained])), float(np.median(tops[near]))), False
     start = float(np.median(starts[gained]))
     if top > start and np.all(np.abs(starts[gained] - start) <= SHARED_START_SPREAD * (top - start)):
-        return start, top  # lessons of one task, all starting from one level: what the best reach is reachable
-    return None
+        return (start, top), False  # lessons of one task, all starting from one level: what the best reach is reachable
+    return None, False
 
 
 def env_scale(env: EnvData) -> tuple[float, float] | None:
