@@ -99,18 +99,20 @@ def outcome_scale(values: np.ndarray) -> float | None:
     values or more and at least OUTCOME_GAP x their OUTCOME_WORTH quantile, which is the worth. Bernoulli
     noise of one trial, scaled. A mean over many episodes, or noise clipped at 0, leaves values just above 0.
     None otherwise."""
-    if len(values) < 8 or values.min() < 0 or values.max() > 1 or lattice_trials(values) is not None:
+    if len(values) < 8 or values.min() < 0 or values.max() > 1:
         return None
     zero = values == 0
     if zero.any() and not zero.all() and np.all(values[~zero] == 1):
-        return 1.0  # success flags, however rare their zeros
+        return 1.0  # success flags, however rare their zeros (two values are never a lattice)
+    # too few failures for returns' outcomes (most series have none at all): before the costlier lattice test
+    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or lattice_trials(values) is not None:
+        return None
     solved = values[~zero]
     if not len(solved):
         return None
     # a failure after the first success too: a rate averaged over many episodes may start at exactly 0 for a few
     # points and then jump (a fast learner logged sparsely) — no episode outcomes, however far its values lie from 0
-    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or not zero[int(np.argmax(~zero)):].any() \
-            or len(np.unique(solved[:64])) < OUTCOME_VALUES:
+    if not zero[int(np.argmax(~zero)):].any() or len(np.unique(solved[:64])) < OUTCOME_VALUES:
         return None  # (nor a few successes of a rate of n trials, all at 1/n: a lattice, not returns)
     worth = float(np.quantile(solved, OUTCOME_WORTH))
     return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
@@ -226,7 +228,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     scale = 1.0
     if rate and trials is None:
         t = lattice_trials(raw)
-        if t is None and (worth := outcome_scale(raw)) is not None:  # (checks the lattice again: rare)
+        if t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
             t, scale = 1, worth
         trials = None if t is None else np.full(n, float(t))
     if trials is not None:
