@@ -92,7 +92,8 @@ def fit(env: EnvData, split: str) -> Fit:
         noise = noise_model(series.values, series.counts, env.sign)
         span = rolling_span(series.values) if split in env.cache.get("rolling_mean_splits", ()) else None
         # a rolling mean over `span` points: each point shares all but 1 / span of its episodes with the last
-        env.cache[key] = Fit(series, noise, segment(noise, series.values, rho_floor=1 - 1 / span if span else 0.0))
+        env.cache[key] = Fit(series, noise, segment(noise, series.values, rho_floor=1 - 1 / span if span else 0.0,
+                                                      span=span))
     return env.cache[key]
 
 

@@ -342,10 +342,12 @@ def _split_gains(zs: np.ndarray, ws: np.ndarray, a: int, b: int) -> tuple[int, f
     return int(k[j]), float(gain[j])
 
 
-def segment(noise: Noise, values: np.ndarray, penalty: float | None = None, rho_floor: float = 0.0) -> Segments:
+def segment(noise: Noise, values: np.ndarray, penalty: float | None = None, rho_floor: float = 0.0,
+            span: int | None = None) -> Segments:
     """Binary segmentation of `noise.z` (noise-weighted), then outliers taken out and segments that
     no longer differ merged. `values` are the same points in the series' own units. `rho_floor`: the
-    least autocorrelation the noise is known to have (a rolling mean's)."""
+    least autocorrelation the noise is known to have (a rolling mean's); `span`: a rolling mean's window in
+    points, whose changes are also sought among its disjoint windows (see _window_cuts)."""
     n = len(values)
     if n == 0:
         e = np.zeros(0)
@@ -363,7 +365,48 @@ def segment(noise: Noise, values: np.ndarray, penalty: float | None = None, rho_
             break
         rho = found
         seg = _segment_once(noise, values, w * (1 - rho) ** 2 / (1 + rho), penalty, rho)
+    if span and span > 1:
+        extra = _window_cuts(noise, seg, span)
+        if extra:
+            cuts = sorted({*seg.bounds[1:-1].tolist(), *extra})
+            seg = build_segments(values, noise.z, w * (1 - rho) ** 2 / (1 + rho), seg.outlier, cuts, rho)
     return seg
+
+
+def _window_cuts(noise: Noise, seg: Segments, span: int) -> list[int]:
+    """Changes of a rolling mean over `span` points that its autocorrelated points hide: the series read
+    every span-th point (means of disjoint windows of episodes: independent noise, its sd from their
+    changes), segmented, each change placed at the best split of the full series between the two windows
+    around it, where no cut lies within a window of it already. Read as AR(1) noise with the window's lag-1
+    correlation (1 - 1 / span), a mean of a window's points is as uncertain as one point, and a rise within
+    about one window — a change of the episodes' level enters the mean as a ramp that long — is no change."""
+    n = len(noise.z)
+    idx = np.arange((n - 1) % span, n, span)
+    if len(idx) < 6:
+        return []
+    u = noise.z[idx]
+    d = np.diff(u)
+    # a disjoint window's mean is as noisy as a point: span x the sd changes between neighbours show (they
+    # differ by 1 / span of their episodes); or what the windows' own changes show, when more (a wander)
+    sd = max(MAD_SD * median(np.abs(d - median(d))) / math.sqrt(2), math.sqrt(span) * median(noise.sigma))
+    if not sd > 0:
+        return []
+    # a rolling mean's first points average fewer episodes (SB3's deque fills over its first window)
+    w = np.minimum(idx + 1, span) / span / sd ** 2
+    thin = _binseg(u, w, np.zeros(len(u), bool), PENALTY_SLOPE * np.log(len(u)) + PENALTY_BASE)
+    have = seg.bounds[1:-1]
+    out = []
+    zs = np.concatenate([[0.0], np.cumsum(noise.z)])
+    ws = np.arange(n + 1, dtype=np.float64)
+    for c in thin:
+        a, b = max(int(idx[c - 1]) - span, 0), min(int(idx[c]) + 1, n)
+        if b - a < 3:
+            continue
+        k, _ = _split_gains(zs, ws, a, b)
+        if len(have) and np.min(np.abs(have - k)) < span or any(abs(k - o) < span for o in out):
+            continue
+        out.append(k)
+    return out
 
 
 def _segment_once(noise: Noise, values: np.ndarray, w: np.ndarray, penalty: float,

@@ -1034,6 +1034,28 @@ def test_a_collapse_120_points_after_the_rise_is_no_rolling_window(tmp_path):
     assert abs(got[0].first_step - 30200) <= 2 * 200 and run.environments[0].graduation_step is not None
 
 
+def test_a_steady_riser_in_a_rolling_mean_is_no_graduate(tmp_path):
+    """SB3 PPO (third corpus seed 81's CartPole): `rollout/ep_rew_mean`, a 5-point rolling mean, rises steadily over
+    the whole run and never levels; EvalCallback's evals rise with it. Read as AR(1) noise with the window's lag-1
+    correlation, the rise's late stretch was one level: graduated on the rising line, healthy. Every 5th point is the
+    mean of its own episodes, and read that way the rise goes on to the end: never graduated, prolonged_training."""
+    from curriwatch.levels import rolling_span
+
+    from writers import write_tb
+
+    train = [float(v) for v in _fixture_series("sb3_steady_riser_train").split()]
+    evals = [float(v) for v in _fixture_series("sb3_steady_riser_eval").split()]
+    assert rolling_span(np.array(train)) == 5
+    write_tb(tmp_path / "CartPole-v1" / "PPO_1", {
+        "rollout/ep_rew_mean": [(2048 * (k + 1), v) for k, v in enumerate(train)],
+        "eval/mean_reward": [(2048 + 8192 * k, v) for k, v in enumerate(evals)]})
+    ingest = curriwatch.load(tmp_path)
+    assert [r.profile for r in ingest.runs] == ["sb3"]
+    (run,) = curriwatch.analyze(ingest).runs
+    (env,) = run.environments
+    assert env.graduation_step is None and [w.type for w in run.warnings] == ["prolonged_training"], run.warnings
+
+
 def test_a_rolling_mean_of_outliers_holds_no_moderate_burst(tmp_path, monkeypatch):
     """SB3's `ep_rew_mean` (third corpus, healthy) over episodes with 3 % outliers: each outlier moves the
     100-episode mean as it enters and again as it leaves, and the changes of such a smoothed series are not

@@ -152,6 +152,27 @@ def test_autocorrelated_noise_is_not_a_staircase():
     assert plain.inflation > 5 and len(plain) <= 4
 
 
+def _rolling_mean(episodes: np.ndarray, per_point: int, window: int) -> np.ndarray:
+    """SB3's ep_rew_mean: after every `per_point` episodes, the mean of the last `window` (fewer at first)."""
+    return np.array([episodes[max(0, e - window): e].mean() for e in range(per_point, len(episodes) + 1, per_point)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rolling_mean_changes_where_its_disjoint_windows_do(seed):
+    # 100-episode mean, 4 episodes a point: a 25-point window. The episodes' level steps up by one sd at episode
+    # 80 (point 20) and holds over 312 points: the mean ramps over the next window. Read as AR(1) noise at the
+    # window's lag-1 correlation this change seldom stands out (the first segment is a window long, as uncertain
+    # as a point); among disjoint windows it is one sd over ~12 windows
+    rng = np.random.default_rng(seed)
+    level = np.where(np.arange(1248) < 80, 0.0, 1.0)
+    v = _rolling_mean(level + rng.normal(0, 1, 1248), 4, 100)
+    seg = segment(noise_model(v), v, rho_floor=1 - 1 / 25, span=25)
+    assert len(seg) == 2 and 20 <= seg.bounds[1] <= 20 + 25 and seg.level[1] - seg.level[0] > 0.7, seg.bounds
+    # the same noise with no change: no cut
+    still = _rolling_mean(rng.normal(0, 1, 1248), 4, 100)
+    assert len(segment(noise_model(still), still, rho_floor=1 - 1 / 25, span=25)) == 1
+
+
 def test_an_env_that_rises_at_once_began_at_the_foot_of_its_ramp():
     # dcd-like eval returns: the first segment binary segmentation makes of a rise that starts at once is
     # a ramp; its mean (~-150) is far above where the env began (~-186), which hid the start the run's
