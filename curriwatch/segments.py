@@ -45,6 +45,7 @@ OUTLIER_POINTS = 2  # a segment this short between two longer, similar ones is a
 OUTLIER_ROUNDS = 3  # passes of taking out outliers and segmenting again
 MAX_SEGMENTS = 4096
 LOCAL_HALF = 4  # a binomial point's noise is judged at the mean level of the 2 x this + 1 points around it
+LOCAL_EDGE = 0.5 / (2 * LOCAL_HALF + 1)  # ... half a point of those from a bound
 OVERDISPERSION = 1.3  # a binomial series whose own spread exceeds its model's by this much takes its own
 AR_MIN_PAIRS, AR_MIN_RHO = 30, 0.25  # autocorrelation is estimated from this many residual pairs, used above this
 AR_ROUNDS = 4  # ... re-estimated on coarser cuts until it settles
@@ -61,13 +62,15 @@ class Noise:
     trials: float | None = None
     base_sigma: float = 0.0  # binomial: the model's sd before any overdispersion widened it
     scale: float = 1.0  # binomial: what one success is worth (a solved episode's return; 1 for a rate)
+    floor: float | None = None  # what a failed episode scores, oriented, when it is not 0: a return's timeout value
 
     def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
         """The point noise sd in the series' own units at a level (oriented values): the binomial
         model's at that level, else the series' typical (median) noise."""
         if self.kind == "binomial":
-            p = np.clip(np.abs(level) / self.scale, 0.0, 1.0)
-            p = np.clip(p, 0.5 / self.trials, 1 - 0.5 / self.trials)
+            p = np.clip(np.abs(level - (self.floor or 0.0)) / self.scale, 0.0, 1.0)
+            edge = 0.5 / self.trials if self.floor is None else LOCAL_EDGE
+            p = np.clip(p, edge, 1 - edge)
             return self.scale * np.sqrt(p * (1 - p) / self.trials)
         return median(self.sigma) if np.ndim(level) == 0 else np.full(np.shape(level), median(self.sigma))
 
@@ -91,21 +94,22 @@ def lattice_trials(values: np.ndarray) -> int | None:
     return int(ns[np.argmax(fits), 0]) if fits.any() else None
 
 
-def outcome_scale(values: np.ndarray) -> float | None:
+def outcome_scale(values: np.ndarray, lattice: bool = True) -> float | None:
     """What one success is worth when values in [0, 1] (on no 1/n lattice) are single episodes' outcomes:
     0/1 success flags (1); or a sparse-reward return, 0 unless solved, then a share of the best
     (MiniGrid's 1 - 0.9 steps/max; a PLR level's replay of an episode or two) — exactly 0 (failed) in
     OUTCOME_ZEROS of them or more, at least once after its first success, the others of OUTCOME_VALUES
     values or more and at least OUTCOME_GAP x their OUTCOME_WORTH quantile, which is the worth. Bernoulli
     noise of one trial, scaled. A mean over many episodes, or noise clipped at 0, leaves values just above 0.
-    None otherwise."""
+    None otherwise. `lattice=False` skips the test that the values are no rate's 1/n lattice (returns shifted
+    to their floor and scaled by their top: integer returns sit on one)."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1:
         return None
     zero = values == 0
     if zero.any() and not zero.all() and np.all(values[~zero] == 1):
         return 1.0  # success flags, however rare their zeros (two values are never a lattice)
     # too few failures for returns' outcomes (most series have none at all): before the costlier lattice test
-    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or lattice_trials(values) is not None:
+    if np.count_nonzero(zero) < max(2, OUTCOME_ZEROS * len(values)) or lattice and lattice_trials(values) is not None:
         return None
     solved = values[~zero]
     if not len(solved):
@@ -116,6 +120,24 @@ def outcome_scale(values: np.ndarray) -> float | None:
         return None  # (nor a few successes of a rate of n trials, all at 1/n: a lattice, not returns)
     worth = float(np.quantile(solved, OUTCOME_WORTH))
     return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
+
+
+def floored_outcomes(values: np.ndarray) -> tuple[float, float] | None:
+    """(failure value, what a success is worth above it) when oriented values beyond [0, 1] are single
+    episodes' outcomes whose failures all score one value, the worst (a timeout's return: MountainCar's -200,
+    Acrobot's -500; a steps-to-goal at its cap) and whose successes score above it — outcome_scale's test,
+    shifted to that floor and scaled: the same share of exact failures, after a success too, and successes
+    of several values none of them close to the floor (a mean over many episodes leaves values just above
+    it, and so does noise clipped at a bound). None otherwise."""
+    if len(values) < 8:
+        return None
+    floor = float(values.min())
+    rel = values - floor
+    top = float(rel.max())
+    if not top > 0:
+        return None
+    worth = outcome_scale(rel / top, lattice=False)  # integer returns sit on a lattice of 1 / their top
+    return None if worth is None else (floor, worth * top)
 
 
 def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
@@ -155,16 +177,17 @@ def robust_sd(d: np.ndarray) -> float:
     return float(np.sqrt(np.mean(a * a) / 2))
 
 
-def arcsine_sd(p: np.ndarray, trials: np.ndarray) -> np.ndarray:
+def arcsine_sd(p: np.ndarray, trials: np.ndarray, edge: float | None = None) -> np.ndarray:
     """Per point, the exact sd of arcsin(sqrt(X / n)) for X ~ Binomial(n, p), p kept within
-    [0.5 / n, 1 - 0.5 / n]. 1 / (2 sqrt(n)) is its limit for large n; with few trials near a bound the
-    lattice's coarse steps make it up to ~1.5x that (0.94 with 8 trials: 0.24 against 0.18), or less."""
+    [0.5 / n, 1 - 0.5 / n] (or `edge`). 1 / (2 sqrt(n)) is its limit for large n; with few trials near a bound
+    the lattice's coarse steps make it up to ~1.5x that (0.94 with 8 trials: 0.24 against 0.18), or less."""
     out = np.empty(len(p))
     rounded = np.maximum(np.rint(trials), 1).astype(np.int64)
     for n in np.unique(rounded):
         sel = rounded == n
         grid, sd = _arcsine_sd_table(int(n))
-        out[sel] = np.interp(np.clip(p[sel], 0.5 / n, 1 - 0.5 / n), grid, sd)
+        e = 0.5 / n if edge is None else edge
+        out[sel] = np.interp(np.clip(p[sel], e, 1 - e), grid, sd)
     return out
 
 
@@ -225,16 +248,23 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if rate and counts is not None and np.isfinite(counts).all() and (counts >= 1).all() \
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
-    scale = 1.0
+    scale, floor, rel, zsign = 1.0, None, raw, sign
     if rate and trials is None:
         t = lattice_trials(raw)
         if t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
             t, scale = 1, worth
         trials = None if t is None else np.full(n, float(t))
+    elif not rate and (outcomes := floored_outcomes(values)) is not None:
+        # a return's episodes that fail at one value: one trial each, from that floor (oriented values)
+        floor, scale = outcomes
+        rel, zsign, trials = values - floor, 1, np.ones(n)
     if trials is not None:
-        clipped = np.clip(raw / scale, 0.0, 1.0)
-        z = sign * np.arcsin(np.sqrt(clipped))
-        sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials)  # the level the noise is judged at
+        clipped = np.clip(rel / scale, 0.0, 1.0)
+        z = zsign * np.arcsin(np.sqrt(clipped))
+        # the level the noise is judged at; a return's outcomes above a timeout's floor, one trial each: within
+        # half an outcome of the local mean's points of either bound (at 0.5, as a rate of one trial is kept,
+        # the sd would be the largest there is wherever the env stands, and a learned hold would hide its rise)
+        sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials, None if floor is None else LOCAL_EDGE)
         base = median(sigma)
         # overdispersed when both a robust spread of the changes (blind to a few switches of level, fooled
         # by a coarse lattice) and the exact model point by point (the other way round) say so
@@ -243,7 +273,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, median(trials), base, scale)
+        return Noise("binomial", z, sigma, median(trials), base, scale, floor)
     z = values.astype(np.float64)
     d = np.diff(z)
     if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series

@@ -332,6 +332,28 @@ def cleanrl_dqn(runs_dir, env_id: str, returns: list[float], steps_per_level: in
     return Path(runs_dir) / run_name
 
 
+def cleanrl_dqn_outcomes(runs_dir, env_id: str, success: list[float], *, seed: int = 1, timeout: int = 200,
+                         solved: tuple[int, int] = (100, 160)) -> tuple[Path, list[int]]:
+    """cleanrl/dqn.py (:176-181) on a goal-or-timeout env (MountainCar-v0, Acrobot-v1: -1 a step until the goal or
+    the time limit), one episode per `success` entry: reaches the goal with that probability in a uniform
+    `solved` number of steps, else times out at `timeout` — its return -steps, logged with its length at the
+    global step it ended on (one env, so the step advances by each episode's length). Returns the run folder and
+    each episode's step."""
+    run_name = cleanrl_run_name(env_id, "dqn", seed)
+    writer = _cleanrl_writer(runs_dir, run_name, {"exp_name": "dqn", "seed": seed, "env_id": env_id})
+    rng = np.random.default_rng(seed)
+    global_step, steps = 0, []
+    for p in success:
+        length = int(rng.integers(solved[0], solved[1] + 1)) if rng.random() < p else timeout
+        global_step += length
+        steps.append(global_step)
+        wall = WALL0 + global_step / 1000
+        writer.add_scalar("charts/episodic_return", np.float32(-length), global_step, walltime=wall)
+        writer.add_scalar("charts/episodic_length", np.int32(length), global_step, walltime=wall)
+    writer.close()
+    return Path(runs_dir) / run_name, steps
+
+
 def cleanrl_ppo_envpool_xla(runs_dir, env_id: str, returns: list[float], *, seed: int = 1,
                             num_envs: int = 8, num_steps: int = 128) -> Path:
     """cleanrl/ppo_atari_envpool_xla_jax.py (:412-447): per iteration, after the update,

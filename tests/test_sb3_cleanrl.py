@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 import curriwatch
 from curriwatch.cli import app
-from rl_writers import SB3DQN, SB3OnPolicy, cleanrl_dqn, cleanrl_ppo, cleanrl_ppo_envpool_xla
+from rl_writers import SB3DQN, SB3OnPolicy, cleanrl_dqn, cleanrl_dqn_outcomes, cleanrl_ppo, cleanrl_ppo_envpool_xla
 from series import expand
 
 runner = CliRunner()
@@ -303,6 +303,35 @@ def test_cleanrl_learning_curve_raises_no_warning(tmp_path):
     cleanrl_ppo(tmp_path / "runs", "CartPole-v1", expand(LEARNS, 6), seed=1)
     (run,) = json_report(tmp_path)["runs"]
     assert only_env(run)["current_state"] == "graduated" and incidents(run) == []
+
+
+LEARNS_TO_GOAL = [0.0] * 40 + [0.95 * k / 39 for k in range(40)]  # success rates, episode by episode
+
+
+@pytest.mark.parametrize("seed", range(1, 5))
+@pytest.mark.parametrize("shape", ["collapses", "holds", "never"])
+def test_goal_or_timeout_episodes_are_outcomes_above_the_timeout(tmp_path, seed, shape):
+    """CleanRL dqn.py's per-episode returns on MountainCar: -200 at the time limit, -100..-160 at the goal. A
+    learner reaches the goal 95 % of the time, holds it, and either keeps it, or collapses to 20 % for good after
+    episode 280; a never-learner reaches it 3 % of the time. Read as gaussian noise, a point is at one of two far
+    levels: falls split into dips, switching and a regression that came back (or were missed), and a never-learner's
+    rare goals were switching. Single episodes' outcomes above the timeout's value (one trial each, as a rate's
+    0/1 flags) read them as what they are."""
+    success = {"collapses": LEARNS_TO_GOAL + [0.95] * 200 + [0.2] * 200, "holds": LEARNS_TO_GOAL + [0.95] * 400,
+               "never": [0.03] * 480}[shape]
+    _folder, steps = cleanrl_dqn_outcomes(tmp_path / "runs", "MountainCar-v0", success, seed=seed)
+    (run,) = json_report(tmp_path)["runs"]
+    env = only_env(run)
+    got = [(w["type"], w["severity"], w["resolved"]) for w in run["warnings"]]
+    if shape == "never":
+        assert env["current_state"] == "active" and got == [("training_stagnation", "warning", False)], got
+        return
+    assert env["current_state"] == "graduated" and env["graduation_step"] < steps[200]
+    if shape == "holds":
+        assert got == [], got
+        return
+    assert got == [("graduated_regression", "critical", False)], got
+    assert steps[279] <= run["warnings"][0]["first_step"] <= steps[279 + 8]
 
 
 def test_w_and_b_mirrors_of_sb3_and_cleanrl_take_their_steps_from_global_step():

@@ -112,6 +112,31 @@ def test_sparse_reward_returns_of_single_episodes_are_a_scaled_rate_of_one_trial
     assert segments.outcome_scale(np.array(expand("0.02b5x300", seed=2))) is None
 
 
+@pytest.mark.parametrize("timeout, solved, sign", [(200, (90, 160), 1), (500, (60, 120), 1), (200, (90, 160), -1)])
+def test_goal_or_timeout_returns_are_outcomes_above_their_floor(timeout, solved, sign):
+    """MountainCar's and Acrobot's per-episode returns (-1 a step): -timeout when time ran out, else the
+    goal's -steps; or the same episodes' lengths, lower is better (sign -1, oriented: -length). One trial each
+    above the floor (the timeout's value), worth the 90th percentile of the successes above it; their noise
+    at a level is the Bernoulli's, scaled. Means over many episodes (values just above the floor) are not, nor
+    are returns of no single failure value."""
+    rng = np.random.default_rng(timeout + sign)
+    ok = rng.random(500) < 0.7
+    length = np.where(ok, rng.integers(solved[0], solved[1] + 1, 500), timeout).astype(np.float64)
+    oriented = -length  # a return (sign 1), or a length oriented (sign -1): the same values
+    floor, worth = segments.floored_outcomes(oriented)
+    assert floor == -timeout and worth == pytest.approx(np.quantile(oriented[ok] + timeout, 0.9))
+    noise = noise_model(oriented, sign=sign)
+    assert noise.kind == "binomial" and noise.floor == -timeout and noise.trials == pytest.approx(1, rel=0.35)
+    p = 0.7 * float(np.mean(oriented[ok] + timeout)) / worth
+    assert noise.raw_sd(-timeout + p * worth) == pytest.approx(worth * np.sqrt(p * (1 - p)), rel=0.01)
+    assert len(segment(noise, oriented)) == 1
+    # means of 10 episodes: few at the floor, the others spread from just above it
+    means = -np.array([length[k: k + 10].mean() for k in range(0, 500, 10)] * 4)
+    assert segments.floored_outcomes(means) is None and noise_model(means).kind == "gaussian"
+    # continuous returns whose worst value repeats by chance (integers near the floor): no outcomes
+    assert segments.floored_outcomes(-np.round(rng.normal(150, 20, 500))) is None
+
+
 def test_overdispersed_rates_take_their_own_spread():
     rng = np.random.default_rng(4)
     p = np.clip(0.6 + rng.normal(0, 0.12, 400), 0, 1)  # tasks of unequal difficulty per batch

@@ -72,9 +72,11 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
         start = scale[0]  # at its top from its first point: its gain is the run's, from where its siblings began
     noise = median(np.atleast_1d(f.noise.raw_sd(held)))
     if start is None or not held - start > MIN_GAIN_NOISE * noise:
-        if not held > 0 or env.sign != 1:
-            return None  # no visible gain and no natural zero: a share of it means nothing
-        start = 0.0
+        # no visible gain: a share of the natural zero (a return's failed episodes: their timeout value)
+        zero = f.noise.floor
+        if zero is None and (not held > 0 or env.sign != 1):
+            return None  # ... and none: a share of it means nothing
+        start = 0.0 if zero is None else zero
     gain = held - start
     level = seg.fit()
     with np.errstate(invalid="ignore", divide="ignore"):
