@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .envdata import EnvData
-from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, own_scale, rate_best
+from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, natural_zero, own_scale, rate_best
 from .segments import robust_sd
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
@@ -60,6 +60,10 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     own = own_scale(env)
     if own is not None and not learned(env) and env.cache.get("reference") is not None and gain > 0:
         return _known_from_start(env, f, lo, gain, own[1], graduation)
+    if own is not None and not learned(env) and (bounded := _bounded_scale(env, f)) is not None:
+        # alone, or beside no shared scale: a metric with bounds of its own (a success rate; episodes' returns
+        # above a timeout's value) shows where its top lies
+        return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
     if g is None and own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
@@ -192,6 +196,15 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
     if graduation["stop_threshold"] is not None and _ema(values, graduation["ema_alpha"])[g] < env.sign * graduation["stop_threshold"]:
         return None
     return g
+
+
+def _bounded_scale(env: EnvData, f) -> tuple[float, float] | None:
+    """(worst, best), oriented, of a metric with bounds of its own (see levels.natural_zero): a success rate's 0
+    and its best (1; what a solved episode is worth), an error rate's 1 and 0, episodes' returns' timeout value
+    and what a success is worth above it; None for any other metric."""
+    zero = natural_zero(env, f)
+    best = f.noise.floor + f.noise.scale if f.noise.floor is not None else rate_best(env, f.series.values)
+    return (zero, best) if zero is not None and best is not None and best > zero else None
 
 
 def _sure_gain(f, lo: float, hi: float, noise: float) -> float:

@@ -507,6 +507,17 @@ def rate_best(env: EnvData, values: np.ndarray) -> float | None:
     return None
 
 
+def natural_zero(env: EnvData, f: Fit) -> float | None:
+    """The worst an env's metric can do, oriented, where its bounds say: single episodes' returns' timeout value
+    (segments.floored_outcomes), an error rate's 1 (-1 oriented); else, higher being better, 0 (a success rate's;
+    a share of a positive level is a plain ratio to it); None for any other metric (lower is better, no bounds)."""
+    if f.noise.floor is not None:
+        return f.noise.floor
+    if env.sign == 1:
+        return 0.0
+    return -1.0 if rate_best(env, f.series.values) is not None else None
+
+
 def switching_after(env: EnvData, split: str, scale: float, step: int) -> list[Episode]:
     """Switching episodes the two-level reading finds in `split` from `step` on (the env's graduation),
     its two levels read from all of it, or from one long segment alone and applied from `step` to that

@@ -118,8 +118,23 @@ def outcome_scale(values: np.ndarray, lattice: bool = True) -> float | None:
     # points and then jump (a fast learner logged sparsely) — no episode outcomes, however far its values lie from 0
     if not zero[int(np.argmax(~zero)):].any() or len(np.unique(solved[:64])) < OUTCOME_VALUES:
         return None  # (nor a few successes of a rate of n trials, all at 1/n: a lattice, not returns)
+    if _few_of_many(solved):
+        return None  # a rate's lone successes among however many episodes the point averaged
     worth = float(np.quantile(solved, OUTCOME_WORTH))
     return worth if float(solved.min()) >= OUTCOME_GAP * worth else None
+
+
+def _few_of_many(solved: np.ndarray) -> bool:
+    """Whether nearly all (LATTICE_SHARE) of a [0, 1] series' nonzero values are one, two or three successes
+    of a whole number of episodes up to MAX_TRIALS (1/16, 1/9, 2/13: RLlib's custom_metrics mean over the
+    episodes that ended in an iteration, their number changing from point to point): a rate, not returns
+    worth a share of their best. Float32 values are compared with a float32 tolerance."""
+    k = np.arange(1, MAX_TRIALS + 1, dtype=np.float64)
+    sample = solved[:256].astype(np.float64)
+    on = np.zeros(len(sample), bool)
+    for j in (1.0, 2.0, 3.0):
+        on |= (np.abs(sample[:, None] * k[None, :] - j) <= 1e-5 * k[None, :]).any(axis=1)
+    return bool(np.mean(on) >= LATTICE_SHARE)
 
 
 def floored_outcomes(values: np.ndarray) -> tuple[float, float] | None:

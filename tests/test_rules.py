@@ -605,7 +605,33 @@ SHAPES = [
          {"a": E(train=f"{EXP_RISE} 0.95~0.01x90 0.95-0.004x60 0.71~0.01x96",
                  eval="_x2 0.692 0.812 0.876 0.910 0.95~0.01x18 0.95-0.02x12 0.71~0.01x20")},
          [("graduated_regression", "a", "warning", 1550, 50)], ("graduated_regression",)),
+    # a run's only env, a success rate already at 0.95 from its first point (it knew the lesson): its rate's own
+    # bounds show its top (no sibling does), so it graduated once it held it; a fall to 0.6 keeps 63 % of the
+    # gain from the rate's 0 — was: never seen to learn, it never graduated, and the fall was `healthy`
+    Case("a rate at its top from its first point, alone, then a fall",
+         {"a": E(train="0.95b32x200 0.6b32x100")}, [("graduated_regression", "a", "critical", 2000, 20)]),
+    Case("a rate at its top from its first point, alone, holds", {"a": E(train="0.95b32x300")}, []),
+    # an error rate (lower is better by its name) at 0.05 from its first point, then 0.4: it keeps 63 % of the gain
+    # from its worst, 1 (as accuracy 0.95 -> 0.6) — was: never graduated, `healthy`
+    Case("an error rate at its best from its first point, alone, then a rise",
+         {"a": E(train="0.05b32x200 0.4b32x100")}, [("graduated_regression", "a", "critical", 2000, 20)],
+         config={"performance_metric": "error_rate"}, metric="error_rate"),
+    Case("a rate flat at 0.5 from its first point, alone, is no graduate", {"a": E(train="0.5b32x300")},
+         [("training_stagnation", "a", "warning", 0, 20)]),
 ]
+
+
+def test_a_rates_lone_successes_among_many_episodes_are_no_returns(tmp_path):
+    """RLlib's custom_metrics success mean of a never-learner (eleventh corpus seed 3's button-press): 0, or one success
+    among the 9-20 episodes that ended in the iteration (1/16, 1/9, 1/13 ...). Those values were read as single
+    episodes' sparse-reward returns worth ~0.11: the env's best 0.11, its ~0.01 a level near it, no stall — `healthy`
+    for 2.6M steps. A rate's successes of a whole number of episodes are no returns: it stalled from its first point."""
+    values = _fixture_series("rllib_rare_successes_among_many")
+    case = Case("rare successes", {"a": E(train=values, train_every=4000, start=4000)},
+                [("training_stagnation", "a", "warning", 4000, 4000)])
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert run.environments[0].health_status == "warning"
 
 
 @pytest.mark.parametrize("case", SHAPES, ids=[c.name for c in SHAPES])

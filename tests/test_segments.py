@@ -110,6 +110,10 @@ def test_sparse_reward_returns_of_single_episodes_are_a_scaled_rate_of_one_trial
     # a never-learning rate of 5 trials: 0 but for a lucky 0.2 now and then (seventh corpus seed 2's slide) —
     # no returns worth 0.2 (its stall went unseen, the rate's best read as 0.2)
     assert segments.outcome_scale(np.array(expand("0.02b5x300", seed=2))) is None
+    # nor a rate over however many episodes ended in the step (RLlib's custom_metrics): one success of the 9-20 of them
+    # now and then, stored as float32 (its values, 1/20..1/9, are as close to each other as returns worth ~0.11)
+    few = np.where(rng.random(400) < 0.15, 1 / rng.integers(9, 21, 400), 0.0).astype(np.float32).astype(np.float64)
+    assert np.count_nonzero(few) > 20 and segments.outcome_scale(few) is None
 
 
 @pytest.mark.parametrize("timeout, solved, sign", [(200, (90, 160), 1), (500, (60, 120), 1), (200, (90, 160), -1)])

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
-from ..levels import env_scale, fit, learned, start_level, sustained_max
+from ..levels import env_scale, fit, learned, natural_zero, start_level, sustained_max
 from ..segments import PENALTY_BASE, PENALTY_SLOPE, Segments, build_segments
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, median
 from . import register
@@ -72,11 +72,11 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
         start = scale[0]  # at its top from its first point: its gain is the run's, from where its siblings began
     noise = median(np.atleast_1d(f.noise.raw_sd(held)))
     if start is None or not held - start > MIN_GAIN_NOISE * noise:
-        # no visible gain: a share of the natural zero (a return's failed episodes: their timeout value)
-        zero = f.noise.floor
-        if zero is None and (not held > 0 or env.sign != 1):
+        # no visible gain: a share of the gain from the metric's natural zero (see levels.natural_zero)
+        zero = natural_zero(env, f)
+        if zero is None or not held > zero:
             return None  # ... and none: a share of it means nothing
-        start = 0.0 if zero is None else zero
+        start = zero
     gain = held - start
     level = seg.fit()
     with np.errstate(invalid="ignore", divide="ignore"):
