@@ -132,9 +132,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
-@pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh"])
+@pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to eleventh corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twelfth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -147,7 +147,9 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     noise, a zero-crossing cost over long runs, 30-60 short-lived envs; tenth: CleanRL envpool, SB3 DQN, Tune trials
     stepped by iteration, ROLL's TensorBoard tracker, regret by its name; eleventh: torch `add_scalars` subfolders of
     floored returns, RLlib `custom_metrics` of multi-task trials, CleanRL `dqn.py` timeouts, TF2 tensor scalars, a W&B
-    group of worker runs: every label on a planned env of a planned run, and curriwatch reads every planned run
+    group of worker runs; twelfth: win/draw/loss scores, goal-bonus returns under env-first user-profile tags,
+    Poisson collision counts made lower-is-better by an override in W&B, error rates over varying problem counts (some
+    runs sparse eval-only), SB3 goal-env success rates: every label on a planned env of a planned run, and curriwatch reads every planned run
     and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
