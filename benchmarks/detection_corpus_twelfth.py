@@ -41,7 +41,8 @@ EvalCallback `eval/success_rate`, no env-first user-profile tags):
                  between n_lo 6..16 and n_hi 64..128, NO count column: the lattice changes every point), evals over a
                  fixed set of 200..500 problems every 10..25 iterations. 40 % of the runs are EVAL-ONLY with SPARSE
                  evals (120..170 evals in all; README judges them on eval, its window widened to 20 evals), the
-                 others train every iteration (steps of 1, 600..1,200 iterations) with evals in 60 %, states in 40 %; 4..7 envs in 1..3 waves.
+                 others train every iteration (steps of 1, 600..1,200 iterations) with evals in 60 %, states in
+                 40 %; 4..7 envs in 1..3 waves.
   sb3_goal       Stable-Baselines3 PPO on GOAL envs (Fetch / Panda / PointMaze ids), RL-Zoo layout `{run}/{EnvId}/PPO_1`,
                  1..3 env folders a benchmark run (each its own curriwatch run of one env); SB3's calls for every
                  dump (tests/rl_writers.SB3Logger record/dump): `rollout/ep_rew_mean`, `rollout/ep_len_mean`,
@@ -77,7 +78,9 @@ or after the event's true start):
   graduated_regression   after graduation + max(W, 10 G): sudden or gradual (straight ramp over 0.5..1.5 W) fall to
                          keep 0.72..0.79 (warning) or 0.1..0.6 (critical) of the gain, lasting to the end (>= max(2 W,
                          15 G)). top_collapse: the same fall of an env flat at the shared top from its first point
-                         (multi-env runs, beside >= 2 learners). Onset = first point at which e keeps < 0.85 of the gain
+                         (multi-env runs, beside >= 2 learners), falling only after 0.55 of its active life, so the
+                         median of the first half of its points is at the top (README's "already knew its task").
+                         Onset = first point at which e keeps < 0.85 of the gain
   training_stagnation    never: flat at s0 from activation to the end (>= 6 W), onset = its first point — in a multi-env
                          run beside >= 2 siblings (and half the envs) that learn to the shared top; in sb3_goal a success
                          rate that never leaves 0..0.05 (a rate stalls against [0, 1]). freeze (multi-env runs): a
@@ -437,6 +440,8 @@ def place(run: dict, env: Env, ev: str, rng) -> bool:
             keep = float(rng.uniform(0.1, 0.6))
         ramp = 0 if rng.random() < 0.5 else int(rng.uniform(0.5, 1.5) * W)
         need = ramp + max(2 * W, 15 * G)
+        if ev == "top_collapse":  # README: at the top over the first half of its points (their median), so it
+            start = max(start, int(math.ceil(env.unlock + 0.55 * (L - env.unlock))))  # knew its task: graduated
         if start + need > L:
             return False
         env.at = int(start + rng.uniform(0, 1) * (L - start - need))
