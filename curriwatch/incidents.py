@@ -85,8 +85,16 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
         "graduated_regression",), since_start=True))]
     incidents, fell = _last_phases(incidents)
     out = [inc for inc in incidents if id(inc) in fell or not (
-        _explained(inc, incidents, EXPLAINED_BY.get(inc.type, ())) or _long_phase(inc, incidents))]
+        _explained(inc, _causes(inc, incidents), EXPLAINED_BY.get(inc.type, ())) or _long_phase(inc, incidents))]
     return [inc for inc in out if not (_level_noise(inc) and _explained(inc, out, ("graduated_regression",)))]
+
+
+def _causes(inc: Incident, incidents: list[Incident]) -> list[Incident]:
+    """The incidents that may explain `inc`: all, but for a regression that stands the swings or a burst of the
+    level it fell to, which are its own (each would explain the other, and the fall went)."""
+    if inc.type != "graduated_regression" or inc.resolved:
+        return incidents
+    return [o for o in incidents if not _level_noise(o)]
 
 
 def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:

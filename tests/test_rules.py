@@ -1917,3 +1917,18 @@ def test_a_gradual_fall_cut_into_stairs_is_dated_on_one_ramp():
         sig = {"segments": Stairs(bounds, level), "segment": segment, "raw": raw, "ratio": level[segment],
                "outlier": np.zeros(150, bool), "after": np.ones(150, bool)}
         assert abs(_crossed(sig, 50, 149, 0.85) - crossing) <= 3, seed
+
+
+def test_a_regression_that_stands_is_not_explained_by_the_swings_of_its_level():
+    """Twelfth corpus seed 1's town06 (collisions, lower is better): a collapse from ~0.15 to ~3 collisions an
+    episode that stands to the end, whose new level swings far more than the old one. The swings were read from one
+    point before the fall was dated; each incident then explained the other, and the regression went (the env
+    `healthy` beside a warning). A regression that stands is never the noise of the level it fell to."""
+    from curriwatch.incidents import Incident, drop_explained
+
+    fall = Incident("graduated_regression", "town06", "critical", 269000, 423000, False, "fell", {})
+    swings = Incident("performance_volatility", "town06", "warning", 268000, 359000, True, "swings", {"kind": "swings"})
+    assert drop_explained([fall, swings]) == [fall]
+    # a fall that came back over which the env swung is that erratic spell: volatility's
+    back = Incident("graduated_regression", "town06", "critical", 269000, 350000, True, "fell", {})
+    assert drop_explained([back, swings]) == [swings]
