@@ -613,6 +613,12 @@ SHAPES = [
     Case("a rate at its top from its first point, alone, holds", {"a": E(train="0.95b32x300")}, []),
     # an error rate (lower is better by its name) at 0.05 from its first point, then 0.4: it keeps 63 % of the gain
     # from its worst, 1 (as accuracy 0.95 -> 0.6) — was: never graduated, `healthy`
+    # a cost (collisions an episode, lower is better) already low when its trainer graduated it, that rises 20-fold:
+    # no gain shows and a cost has no worst to measure one from — the plain ratio's mirror (a cost up by 15 % keeps
+    # 0.85 of it, as a return down by 15 %): critical — was: no share meant anything, `healthy`
+    Case("a cost low from its first point, graduated by its trainer, then a 20-fold rise",
+         {"a": E(train="0.15~0.05x200 3~0.5x100", state="1x2 2x58")}, [("graduated_regression", "a", "critical", 2000, 20)],
+         config={"performance_metric": "collisions", "direction": "lower"}, metric="collisions"),
     Case("an error rate at its best from its first point, alone, then a rise",
          {"a": E(train="0.05b32x200 0.4b32x100")}, [("graduated_regression", "a", "critical", 2000, 20)],
          config={"performance_metric": "error_rate"}, metric="error_rate"),

@@ -74,6 +74,10 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     if start is None or not held - start > MIN_GAIN_NOISE * noise:
         # no visible gain: a share of the gain from the metric's natural zero (see levels.natural_zero)
         zero = natural_zero(env, f)
+        if zero is None and env.sign == -1 and held < 0 and float(np.max(perf.values)) <= 0:
+            # a cost that is never negative (collisions, steps, a loss), lower is better: the plain ratio's mirror —
+            # it keeps 1 - (cost - held cost) / held cost (a cost up by 15 % keeps 0.85, as a return down by 15 %)
+            zero = 2 * held
         if zero is None or not held > zero:
             return None  # ... and none: a share of it means nothing
         start = zero
