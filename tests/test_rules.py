@@ -1926,15 +1926,26 @@ def test_a_gradual_fall_cut_into_stairs_is_dated_on_one_ramp():
 
 
 def test_a_regression_that_stands_is_not_explained_by_the_swings_of_its_level():
-    """Twelfth corpus seed 1's town06 (collisions, lower is better): a collapse from ~0.15 to ~3 collisions an
-    episode that stands to the end, whose new level swings far more than the old one. The swings were read from one
-    point before the fall was dated; each incident then explained the other, and the regression went (the env
-    `healthy` beside a warning). A regression that stands is never the noise of the level it fell to."""
+    """Twelfth corpus seed 1's town06 (collisions, lower is better): a collapse from ~0.16 to ~2.8 collisions an
+    episode that stands to the end, whose new level swings far more than the old one (spread 1.18). The swings were
+    read from one point before the fall was dated; each incident then explained the other, and the regression went
+    (the env `healthy` beside a warning). A fall over 1.5 x the spread of the swings at its level moved as one:
+    those swings are its level's noise. Evals that swing back to the held level and away (0.9, 0.3, 0.9 ...) pull
+    their mean down about as far as they swing: that is swings."""
     from curriwatch.incidents import Incident, drop_explained
 
-    fall = Incident("graduated_regression", "town06", "critical", 269000, 423000, False, "fell", {})
-    swings = Incident("performance_volatility", "town06", "warning", 268000, 359000, True, "swings", {"kind": "swings"})
-    assert drop_explained([fall, swings]) == [fall]
+    def fall(resolved=False, current=2.8, baseline=0.16, last=423000):
+        return Incident("graduated_regression", "town06", "critical", 269000, last, resolved, "fell",
+                        {"baseline": baseline, "current_value": current})
+
+    def swings(spread=1.18):
+        return Incident("performance_volatility", "town06", "warning", 268000, 359000, True, "swings",
+                        {"kind": "swings", "robust_sd": spread})
+
+    stands, swung = fall(), swings()
+    assert drop_explained([stands, swung]) == [stands]
+    back_and_forth, swung = fall(current=0.6, baseline=0.95), swings(spread=0.42)
+    assert drop_explained([back_and_forth, swung]) == [swung]
     # a fall that came back over which the env swung is that erratic spell: volatility's
-    back = Incident("graduated_regression", "town06", "critical", 269000, 350000, True, "fell", {})
-    assert drop_explained([back, swings]) == [swings]
+    back, swung = fall(resolved=True, last=350000), swings()
+    assert drop_explained([back, swung]) == [swung]
