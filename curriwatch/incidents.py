@@ -68,8 +68,7 @@ EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volat
                 "graduated_regression": ("performance_volatility",),
                 "training_stagnation": ("performance_volatility",)}
 EXPLAINED_SHARE = 0.5
-SHIFT_SPREADS = 1.5  # a fall this many times the spread of the swings at its level moved as one: the regression's (swings
-                     # back to the held level and away pull the mean down ~0.7 x their spread)
+LOW_AFTER_SHARE = 0.25  # a standing regression low this share of its span after swings ended fell for good
 LAST_PHASE_RATIO = 4.0  # a fall at the series' end this many typical phases long (or less) after switching is
                         # its last phase (levels.SWITCH_PHASE_RATIO: a phase this much longer ends a chain)
 
@@ -92,15 +91,16 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
 
 
 def _causes(inc: Incident, incidents: list[Incident]) -> list[Incident]:
-    """The incidents that may explain `inc`: all, but for a regression that stands and moved as one — its fall
-    from the held level over SHIFT_SPREADS x the point-to-point spread of the swings there, or a burst's points
-    `moved_as_one` — the swings or burst of the level it fell to, which are its own (each explained the other, and
-    the fall went). Points that swing back to the held level and away, as far as the mean fell, are swings."""
-    if inc.type != "graduated_regression" or inc.resolved or "current_value" not in inc.evidence:
+    """The incidents that may explain `inc`: all, but for a regression that stands the swings or a burst that were
+    over before it had run LOW_AFTER_SHARE of its span — the env stayed low after them: it fell for good, and the
+    swings were its new level's noise (read from a point before the fall, each explained the other and the fall
+    went). Swings that go on to the end (or end within a window of it: a window's edge) are the env's state now,
+    and explain the fall they pull the mean into."""
+    if inc.type != "graduated_regression" or inc.resolved:
         return incidents
-    fall = abs(inc.evidence["baseline"] - inc.evidence["current_value"])
-    return [o for o in incidents if not (_level_noise(o) and (
-        o.evidence.get("moved_as_one") or fall > SHIFT_SPREADS * o.evidence.get("robust_sd", np.inf)))]
+    span = max(inc.last_step - inc.first_step, 1)
+    return [o for o in incidents if not (_level_noise(o) and o.resolved
+                                         and inc.last_step - o.last_step >= LOW_AFTER_SHARE * span)]
 
 
 def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:
