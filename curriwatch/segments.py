@@ -431,7 +431,7 @@ def _window_cuts(noise: Noise, seg: Segments, span: int) -> list[int]:
         return []
     u = noise.z[idx]
     d = np.diff(u)
-    # a disjoint window's mean is as noisy as a point: span x the sd changes between neighbours show (they
+    # a disjoint window's mean is as noisy as a point: sqrt(span) x the sd changes between neighbours show (they
     # differ by 1 / span of their episodes); or what the windows' own changes show, when more (a wander)
     sd = max(MAD_SD * median(np.abs(d - median(d))) / math.sqrt(2), math.sqrt(span) * median(noise.sigma))
     if not sd > 0:
