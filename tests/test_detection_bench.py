@@ -132,9 +132,10 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
-@pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"])
+@pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
+                                  "thirteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twelfth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -149,7 +150,10 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     floored returns, RLlib `custom_metrics` of multi-task trials, CleanRL `dqn.py` timeouts, TF2 tensor scalars, a W&B
     group of worker runs; twelfth: win/draw/loss scores, goal-bonus returns under env-first user-profile tags,
     Poisson collision counts made lower-is-better by an override in W&B, error rates over varying problem counts (some
-    runs sparse eval-only), SB3 goal-env success rates: every label on a planned env of a planned run, and curriwatch reads every planned run
+    runs sparse eval-only), SB3 goal-env success rates; thirteenth: human-normalized Atari scores past 1 in Student-t
+    (df 2-4) noise with NaN, +inf and a mid-run change of logging pace, a W&B replay curriculum of raw game returns
+    100x apart stepped in 1e8-scale frames, an EMA-smoothed capped distance / time to solve made lower-is-better,
+    LLM-judge scores in [0, 10] resumed into a second event file or killed mid-record, two-stage learners: every label on a planned env of a planned run, and curriwatch reads every planned run
     and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
