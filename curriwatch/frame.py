@@ -128,7 +128,8 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         env, split, metric, np.asarray(step[idx], dtype=np.int64), value, cols["wall_time"][idx],
         count, segment, additive,
     )
-    points = _with_state_words(raw, profile, points, run_label, code, names, run_name, cols, issues, axis_steps)
+    points, words = _with_state_words(raw, profile, points, run_label, code, names, run_name, cols, issues, axis_steps)
+    issues += _non_numeric_issues(raw.non_numeric, words, run_name)
     if profile and profile.level_metric:
         points = _with_level_states(points, profile.level_metric, code, names)
     nonfinite = int((~np.isfinite(points.value)).sum())
@@ -439,11 +440,13 @@ def _with_level_states(points: RunPoints, level_metric: str, code, names) -> Run
 
 
 def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, names, run_name, cols, issues,
-                      axis_steps: dict) -> RunPoints:
+                      axis_steps: dict) -> tuple[RunPoints, dict[str, int]]:
     """State series logged as words (locked/active/graduated) become 0/1/2 points, at the step their row
-    carries in its step axis (define_metric's, else the profile's step keys) as numbers in the row are."""
+    carries in its step axis (define_metric's, else the profile's step keys) as numbers in the row are.
+    Also returns how many words of each tag were read as states."""
+    words: dict[str, int] = {}
     if not raw.text_points or profile is None:
-        return points
+        return points, words
     extra, missing = [], 0
     for tag, step, row, text in raw.text_points:
         hit = profile.classify(tag, run_label)
@@ -459,12 +462,13 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
             env = hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name, profile)
             extra.append((code("env", env), code("split", "state"), code("metric", hit[2]), step,
                           STATE_WORDS[text.strip().lower()], row))
+            words[tag] = words.get(tag, 0) + 1
     if missing:
         issues.append(DataIssue(
             "missing_step_key", run_name,
             f"{missing} state word(s) were logged in rows without a step of their step axis and are not in the frame"))
     if not extra:
-        return points
+        return points, words
     n = len(extra)
     env, split, metric, step, value, row = (np.array(c) for c in zip(*extra))
     restarts = np.asarray(raw.restarts, np.int64)
@@ -481,4 +485,22 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
         np.concatenate([points.count, np.full(n, np.nan)]),
         np.concatenate([points.segment, segment.astype(np.int64)]),
         np.concatenate([points.additive, np.zeros(n, bool)]),
-    )
+    ), words
+
+
+def _non_numeric_issues(non_numeric: dict[str, int], words: dict[str, int], run_name: str) -> list[DataIssue]:
+    """Values that were not numbers: a state key's words read as states are a note (`state_words`), the rest
+    were skipped (`non_numeric_values`)."""
+    def keys(tags):
+        tags = sorted(tags)
+        return ", ".join(tags[:5]) + (" ..." if len(tags) > 5 else "")
+    out = []
+    skipped = {k: n - words.get(k, 0) for k, n in non_numeric.items() if n > words.get(k, 0)}
+    if skipped:
+        out.append(DataIssue("non_numeric_values", run_name,
+                             f"{sum(skipped.values())} value(s) were not numbers and were skipped (keys: {keys(skipped)})"))
+    if words:
+        out.append(DataIssue("state_words", run_name,
+                             f"{sum(words.values())} state word(s) (locked, active, graduated) read as states (keys: "
+                             f"{keys(words)})"))
+    return out

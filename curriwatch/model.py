@@ -42,7 +42,7 @@ class RawRun:
     `tag_code[i]` indexes `tags`. `row` is the W&B history row of each point (empty for TensorBoard,
     where every point has its own step); profiles whose step axis is another column use it to find
     the step key logged in the same row. `text_points` keeps string values as (tag, step, row, text)
-    because state series may be logged as words. `restarts` holds the index of the first point of
+    because state series may be logged as words; `non_numeric` counts every value that was not a number. `restarts` holds the index of the first point of
     each later stretch of the stream (a later file, a TensorBoard `SessionLog.START`, a resumed
     trial's or job's first row): points of one stretch sharing a key and step are distinct
     observations (combined), a later stretch writing a key and step again is a restart (the last
@@ -61,9 +61,15 @@ class RawRun:
     text_points: list[tuple[str, int, int, str]] = field(default_factory=list)
     restarts: list[int] = field(default_factory=list)
     issues: list[DataIssue] = field(default_factory=list)
+    non_numeric: dict[str, int] = field(default_factory=dict)  # per key, values that were not numbers (see
+    # frame.map_run: those a state key's words explain are states, the rest a `non_numeric_values` issue)
     meta: dict = field(default_factory=dict)
     env_hint: str | None = None  # the env id a `{run}` pattern stands for (e.g. a Tune trial's config env)
     _tag_index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def count_non_numeric(self, counts: dict[str, int]) -> None:
+        for key, n in counts.items():
+            self.non_numeric[key] = self.non_numeric.get(key, 0) + n
 
     def code_for(self, tag: str) -> int:
         code = self._tag_index.get(tag)

@@ -7,6 +7,7 @@ import pytest
 
 import curriwatch
 from curriwatch.errors import ConfigError
+from curriwatch.render.common import notable_issues
 from writers import torch_fixture, write_tb, write_wandb
 
 
@@ -106,6 +107,7 @@ def test_user_profile_from_yaml(tmp_path):
 
 def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
     rows = [{"perf/return": float(i), "stage": ["active", "active", "graduated"][min(i // 3, 2)]} for i in range(9)]
+    rows[4]["note"] = "checkpoint saved"  # a string no profile reads: skipped
     write_wandb(tmp_path, rows, steps=list(range(0, 90, 10)), run_id="maze7", name="maze_7")
     config = tmp_path / "curriwatch.yaml"
     config.write_text(
@@ -120,9 +122,11 @@ def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
     (info,) = ingest.runs
     assert info.envs == ["maze_7"]  # the W&B run's name, not its offline-run-... folder
     assert series_of(ingest.frame, "maze_7", "state", "state") == [(s, 1.0 if s < 60 else 2.0) for s in range(0, 90, 10)]
-    # the reader counts the words as values that were not numbers: it must not say they were skipped
-    (note,) = [i.detail for i in info.issues if i.kind == "non_numeric_values"]
-    assert "9 history value(s)" in note and "read as states" in note and "were skipped" not in note, note
+    # the words read as states are a note, not a data issue; only the string nobody reads was skipped
+    issues = {i.kind: i.detail for i in info.issues}
+    assert issues["state_words"] == "9 state word(s) (locked, active, graduated) read as states (keys: stage)"
+    assert issues["non_numeric_values"] == "1 value(s) were not numbers and were skipped (keys: note)"
+    assert notable_issues(info.issues) == [i for i in info.issues if i.kind == "non_numeric_values"]
 
 
 def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp_path):

@@ -75,3 +75,25 @@ def test_unknown_online_run_is_a_data_issue_and_nothing_readable_is_an_error(mon
     assert [i.kind for i in raw.issues] == ["unreadable_run"]
     with pytest.raises(curriwatch.InputError, match="Could not find run t/p/x"):
         curriwatch.load(wandb_runs=["t/p/x"])
+
+
+def test_state_words_of_an_online_run_are_states_and_other_strings_a_data_issue(monkeypatch):
+    """W&B's API gives a state logged as a word (`run.log({"curriculum/maze/state": "graduated"})`) as a str:
+    it is the env's state, as in an offline run, and only strings no state key reads were skipped."""
+    words = ["locked", "active", "active", "graduated", "graduated", "active"]
+    history = [{"_step": 10 * i, "_timestamp": 1.7e9 + i, "train/maze/success_rate": i / 6,
+                "curriculum/maze/state": w} for i, w in enumerate(words)]
+    history[2]["train/maze/note"] = "lr decayed"
+    api = RecordedApi({"team/proj/run1": RecordedRun(history)})
+    monkeypatch.setattr(wandb_online, "_default_api", lambda: api)
+    ingest = curriwatch.load(wandb_runs=["team/proj/run1"])
+    frame = ingest.frame
+    states = frame[frame.split == "state"]
+    assert list(zip(states.step, states.value)) == [(10 * i, float("lag".index(w[0]))) for i, w in enumerate(words)]
+    (info,) = ingest.runs
+    assert {i.kind: i.detail for i in info.issues} == {
+        "state_words": "6 state word(s) (locked, active, graduated) read as states (keys: curriculum/maze/state)",
+        "non_numeric_values": "1 value(s) were not numbers and were skipped (keys: train/maze/note)"}
+    report = curriwatch.analyze(ingest)
+    (env,) = report.runs[0].environments
+    assert env.current_state == "active"  # graduated, then active again

@@ -129,14 +129,10 @@ class RowSink:
             self.raw.restart()
         self.top = step if restarted or self.top is None else max(self.top, step)
 
-    def issues(self, shown: str) -> list[DataIssue]:
-        if not self.non_numeric:
-            return []
-        total = sum(self.non_numeric.values())
-        keys = ", ".join(sorted(self.non_numeric)[:5]) + (" ..." if len(self.non_numeric) > 5 else "")
-        return [DataIssue("non_numeric_values", shown,
-                          f"{total} value(s) were not numbers (keys: {keys}): a state key's words (locked, active, "
-                          "graduated) are read as states, the rest skipped")]
+    def close(self) -> None:
+        """The file is read: its values that were not numbers are counted on the run."""
+        self.raw.count_non_numeric(self.non_numeric)
+        self.non_numeric = {}
 
 
 def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
@@ -157,4 +153,4 @@ def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
         with f:
             yield path, f, sink, report
         raw.issues.extend(report.issues(shown, what))
-        raw.issues.extend(sink.issues(shown))
+        sink.close()

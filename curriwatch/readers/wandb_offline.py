@@ -424,13 +424,7 @@ def _read_meta(meta: dict, record) -> None:
 
 
 def _report_issues(raw, shown, size, report: LogReport, non_numeric, undecodable) -> None:
-    if non_numeric:
-        total = sum(non_numeric.values())
-        keys = ", ".join(sorted(non_numeric)[:5]) + (" ..." if len(non_numeric) > 5 else "")
-        raw.issues.append(DataIssue(
-            "non_numeric_values", shown,
-            f"{total} history value(s) were not numbers (keys: {keys}): a state key's words (locked, active, "
-            "graduated) are read as states, the rest skipped"))
+    raw.count_non_numeric(non_numeric)
     if undecodable:
         raw.issues.append(undecodable_issue(shown, undecodable))
     raw.issues += damage_issues(shown, size, report)

@@ -51,6 +51,8 @@ def read_wandb_online(source: RunSource, api=None) -> RawRun:
                 step = row.get("_step")
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or step is None:
                     skipped[key] = skipped.get(key, 0) + 1
+                    if isinstance(value, str) and isinstance(step, int):
+                        raw.text_points.append((key, step, step, value))  # a state key's words are states
                     continue
                 raw.tag_code.append(code)
                 raw.step.append(int(step))
@@ -61,9 +63,5 @@ def read_wandb_online(source: RunSource, api=None) -> RawRun:
         except Exception as err:
             raw.issues.append(DataIssue("unreadable_key", source.path,
                                         f"scan of key {key!r} failed part-way: {err}"))
-    if skipped:
-        raw.issues.append(DataIssue(
-            "non_numeric_values", source.path,
-            f"{sum(skipped.values())} history value(s) were not numbers and were skipped "
-            f"(keys: {', '.join(sorted(skipped)[:5])})"))
+    raw.count_non_numeric(skipped)
     return raw
