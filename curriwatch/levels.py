@@ -52,6 +52,7 @@ LOCAL_SWITCH_CHANGES = 2 * SWITCH_CHANGES  # levels read from the stretch itself
 JOIN_SPANS = 2.0  # switching episodes between the same levels this close (x the longer one's span) are one
 LOOSE_CLUSTERS = 2.0  # clusters whose sd is over this x the series' noise are loose ...
 LOOSE_SEPARATION = 4.0  # ... and must lie this many of their sds apart
+SPIKE_NOISE = 6.0  # a lone point this many point-noise sds from both neighbours is a spike, not the clusters' spread
 TWO_LEVEL_SEPARATION = 3.0  # a series is two-level when its two clusters lie this many within-cluster sds apart
 HELD_PHASES = 3  # a learned level held this many typical phases before switching began is no phase of it
 RETURN_TOLERANCE = 0.35  # "the same level": within this x the gap between the two levels
@@ -601,7 +602,11 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
         return None  # its points fall above and below as independent noise would: no phases (a few
         # dozen sparse evals are too few to tell; there, short phases are judged as they are)
     floor = f.noise.base_sigma if f.noise.kind == "binomial" else median(f.noise.sigma)
-    within = float(np.sqrt(np.mean(np.where(up, zz - hi, zz - lo) ** 2)))
+    resid = np.where(up, zz - hi, zz - lo)
+    # the clusters' spread without lone spikes (a point over SPIKE_NOISE point-noise sds from both its
+    # neighbours, the same way, which lie within that of each other): heavy-tailed noise's (Student t with
+    # 2 df), left in a fit that read the switching as a wander, would swell it past the gap itself
+    within = float(np.sqrt(np.mean(resid[~_spikes(zz, SPIKE_NOISE * floor)] ** 2)))
     sd = max(within, floor)
     # clusters far looser than the noise (overdispersed or skewed noise splits into a tight top and a loose
     # tail) must lie further apart than two levels with their own noise
@@ -629,6 +634,16 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
     outlier[:start] = True
     outlier[len(z) if end is None else end:] = True
     return build_segments(f.series.values, z, np.full(len(z), 1.0 / sd ** 2), outlier, cuts.tolist())
+
+
+def _spikes(z: np.ndarray, far: float) -> np.ndarray:
+    """Points over `far` from both neighbours, the same way, whose neighbours lie within `far` of each other."""
+    out = np.zeros(len(z), bool)
+    if len(z) >= 3:
+        left, right = z[1:-1] - z[:-2], z[1:-1] - z[2:]
+        out[1:-1] = (np.minimum(np.abs(left), np.abs(right)) > far) & (np.sign(left) == np.sign(right)) \
+            & (np.abs(z[2:] - z[:-2]) <= far)
+    return out
 
 
 def _persists(up: np.ndarray) -> bool:

@@ -1950,3 +1950,17 @@ def test_a_regression_that_stands_is_not_explained_by_the_swings_of_its_level():
     # a fall that came back over which the env swung is that erratic spell: volatility's
     back, swung = fall(resolved=True, last=350000), swings()
     assert drop_explained([back, swung]) == [swung]
+
+
+def test_switching_in_heavy_tailed_noise_is_read_by_its_typical_spread(tmp_path):
+    """A human-normalized score in Student t noise with 2 degrees of freedom (thirteenth corpus) switches
+    between ~3.6 and ~1.9 from step 123 to the end. The switching read as a wander (AR(1) 0.6) left the t
+    noise's lone spikes (10.5, 12.8) in its fit; they swelled the two clusters' spread until they lay 2.9 of it
+    apart (3 needed): read as a lasting fall, a critical regression. Without lone spikes the spread reads the
+    switching. Its sibling in the same noise, held to the end, stays silent."""
+    case = Case("switching in t noise", {"a": E(train=_fixture_series("hns_switching_in_student_t_noise"), train_every=1),
+                                         "b": E(train=_fixture_series("hns_held_in_student_t_noise"), train_every=1)},
+                [("performance_volatility", "a", "warning", 123, 5)],
+                ("graduated_regression", "performance_volatility", "training_stagnation"))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
