@@ -133,9 +133,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                  "thirteenth"])
+                                  "thirteenth", "fourteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to thirteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to fourteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -153,7 +153,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     runs sparse eval-only), SB3 goal-env success rates; thirteenth: human-normalized Atari scores past 1 in Student-t
     (df 2-4) noise with NaN, +inf and a mid-run change of logging pace, a W&B replay curriculum of raw game returns
     100x apart stepped in 1e8-scale frames, an EMA-smoothed capped distance / time to solve made lower-is-better,
-    LLM-judge scores in [0, 10] resumed into a second event file or killed mid-record, two-stage learners: every label on a planned env of a planned run, and curriwatch reads every planned run
+    LLM-judge scores in [0, 10] resumed into a second event file or killed mid-record, two-stage learners; fourteenth:
+    a new SummaryWriter per curriculum stage (a new event file or a `stage_{k}/` subfolder) of BLEU scores in [0, 100],
+    pass@k of k samples per problem in sibling-seed W&B runs, extremely sparse evals beside dense training with late
+    unlocks, a whole-run logging pause and runs cut off mid-rise, losses whose log-normal noise differs ~10x between
+    sibling envs: every label on a planned env of a planned run, and curriwatch reads every planned run
     and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
