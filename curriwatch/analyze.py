@@ -21,6 +21,7 @@ from .model import DataIssue
 from .profiles import BUILTIN_PROFILES, all_profiles, level_of
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
+from .stats import median
 from .graduation import inferred_timeline, sibling_climbs
 from .levels import run_noise_reference, run_reference
 from .rules.regression import regression_signal
@@ -84,6 +85,8 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
         stops = any(_training_stopped(e) is not None for e in run_envs)
+        for env, thinned in zip(run_envs, _replays(run_envs)):
+            env.cache["replayed_from"] = thinned
         failed: set[int] = set()
         for k, env in enumerate(run_envs):  # first every env's timeline: rules may read the run's
             env.cache["reference"] = references[k]
@@ -318,6 +321,8 @@ def _timeline(env: EnvData, grad: dict, saved: dict | None) -> DataIssue | None:
         return None
     learn = env.learning
     stopped = _training_stopped(env)
+    if stopped is None:
+        stopped = env.cache.get("replayed_from")
     to_end = _trained_to_end(env) if stopped is None and env.cache.get("curriculum_stops") else None
     env.timeline, env.graduation_step = inferred_timeline(env, grad, stopped, to_end)
     if not saved:
@@ -345,6 +350,69 @@ def _training_stopped(env: EnvData) -> int | None:
     if env.eval.steps[-1] > last + gap and env.run_last_train_step > last + interval:
         return last
     return None
+
+
+REPLAY_RATIO = 3.0  # a curriculum that replays a graduated env trains it this many times less often ...
+REPLAY_GAP = 2.5  # ... every interval of its training since at least this x its dense pace ...
+REPLAY_POINTS = 5  # ... for at least this many intervals before and after, to the end of the run's training
+
+
+def _replayed_from(env: EnvData) -> tuple[int, float] | None:
+    """The last dense training step (and the sparse pace after it) of an env whose training thinned out for good (REPLAY_RATIO x its pace or
+    more, every interval REPLAY_GAP x) while its evals went on to the end: a curriculum that replays graduated
+    envs now and then (against forgetting) trains them far less often once they graduate."""
+    if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
+        return None
+    steps = np.unique(env.train.steps)
+    d = np.diff(steps)
+    if len(d) < 2 * REPLAY_POINTS:
+        return None
+    dense = float(np.percentile(d, 10))
+    short = np.flatnonzero(d < REPLAY_GAP * dense)
+    k = int(short[-1]) + 1 if len(short) else 0
+    if k < REPLAY_POINTS or len(d) - k < REPLAY_POINTS or not median(d[k:]) >= REPLAY_RATIO * median(d[:k]):
+        return None
+    sparse = median(d[k:])
+    eval_gap = 3 * max(env.eval.median_interval() or 0.0, sparse)
+    if steps[-1] < env.run_last_train_step - 2 * sparse or env.eval.steps[-1] < env.run_last_step - eval_gap \
+            or env.eval.steps[-1] <= steps[k]:
+        return None
+    return int(steps[k]), sparse
+
+
+def _replays(envs: list[EnvData]) -> list[int | None]:
+    """Each env's `_replayed_from`, dropped where every sibling trained about then thinned out at the same
+    step too (within one of the env's sparse intervals, as a logger that now writes every few iterations
+    leaves each env's last dense point anywhere in one): a run that logs less often from some step on is no
+    curriculum's decision. An env alone in its run has no siblings to tell."""
+    out = []
+    for k, env in enumerate(envs):
+        found = _replayed_from(env) if len(envs) > 1 else None
+        if found is not None:
+            step, sparse = found
+            verdicts = [v for v in (_thins_at(e, step, sparse) for j, e in enumerate(envs) if j != k) if v is not None]
+            out.append(None if verdicts and all(verdicts) else step)
+        else:
+            out.append(None)
+    return out
+
+
+def _thins_at(env: EnvData, step: int, near: float) -> bool | None:
+    """Whether the env's training thinned out within `near` of `step` (at a last dense step: the interval
+    before it at its dense pace, the one after REPLAY_GAP x that, the REPLAY_POINTS intervals after REPLAY_RATIO
+    x the ones before); None when it was not trained on both sides."""
+    steps = np.unique(env.train.steps)
+    d = np.diff(steps)
+    if len(d) < 2 * REPLAY_POINTS:
+        return None
+    dense = float(np.percentile(d, 10))
+    lo = int(np.searchsorted(steps, step - near, "left"))
+    hi = int(np.searchsorted(steps, step + near, "right"))
+    if lo < REPLAY_POINTS or hi + REPLAY_POINTS > len(steps):
+        return None
+    return any(d[j - 1] < REPLAY_GAP * dense <= d[j]
+               and median(d[j: j + REPLAY_POINTS]) >= REPLAY_RATIO * median(d[j - REPLAY_POINTS: j])
+               for j in range(lo, hi))
 
 
 def _trained_to_end(env: EnvData) -> int | None:

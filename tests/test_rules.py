@@ -1964,3 +1964,34 @@ def test_switching_in_heavy_tailed_noise_is_read_by_its_typical_spread(tmp_path)
                 ("graduated_regression", "performance_volatility", "training_stagnation"))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def _replayed(top: float, rise: int, flat: int, sparse: int, evals: str) -> E:
+    """Trained every 10 steps while active, then every 50 (a graduated env replayed now and then)."""
+    return E(train=f"0+{top / rise:.4f}x{rise} {top}~{top / 40:.3f}x{flat} ({top}~{top / 40:.3f} _x4)x{sparse}",
+             train_every=10, eval=evals, eval_every=50)
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_training_thinned_out_for_good_while_evals_go_on_is_the_curriculums_graduation(tmp_path, together):
+    """A replay curriculum trains a graduated game every 5th iteration (against forgetting) while it evaluates
+    every game to the end (thirteenth corpus). Game a's returns top out at 38 beside games reaching 97-100 from
+    the same start: judged on their scale it sits at 38 % and stalls — but the curriculum graduated it, where its
+    training thinned out. A run whose every env thins out at the same step (within one sparse interval) logs
+    less often: no graduation."""
+    flat_a, flat_b, flat_c = (20, 20, 20) if together else (18, 26, 34)  # graduated 8 intervals apart
+    evals = lambda top: f"0+{top / 11:.3f}x11 {top}~{top / 40:.3f}x45"  # noqa: E731  # to step 2750
+    sparse = lambda flat: (278 - 40 - flat) // 5  # noqa: E731  # every env trained to about step 2780
+    case = Case("replayed after graduating", {
+        "a": _replayed(38, 40, flat_a, sparse(flat_a), evals(38)),
+        "b": _replayed(100, 40, flat_b, sparse(flat_b), evals(100)),
+        "c": _replayed(97, 40, flat_c, sparse(flat_c), evals(97))}, [], ("training_stagnation", "graduated_regression"))
+    got, run = run_case(case, tmp_path)
+    states = {e.env_id: e.current_state for e in run.environments}
+    if together:
+        assert states["a"] == "active" and [(w.type, w.env_id) for w in got] == [("training_stagnation", "a")], got
+        return
+    assert states == {"a": "graduated", "b": "graduated", "c": "graduated"}
+    grads = {e.env_id: e.graduation_step for e in run.environments}
+    assert grads == {"a": 10 * (40 + flat_a), "b": 10 * (40 + flat_b), "c": 10 * (40 + flat_c)}  # the last dense point
+    check(case, got)
