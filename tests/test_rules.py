@@ -1995,3 +1995,17 @@ def test_training_thinned_out_for_good_while_evals_go_on_is_the_curriculums_grad
     grads = {e.env_id: e.graduation_step for e in run.environments}
     assert grads == {"a": 10 * (40 + flat_a), "b": 10 * (40 + flat_b), "c": 10 * (40 + flat_c)}  # the last dense point
     check(case, got)
+
+
+def test_a_never_learner_whose_chance_drift_adds_up_to_little_has_stalled(tmp_path):
+    """A never-learner (fourteenth corpus) flat near 5 in noise of sd ~13 beside siblings that reach ~250; the run
+    logged nothing for 84 steps, and its points after the pause sit ~6 higher by chance. That drift is a trend of
+    t 2.5 which added up to 2.3 % of the range — over a quarter of `min_delta` (5 %): read as a slow climb, the env
+    was healthy. A trend is progress once it adds up to half of `min_delta`; the siblings stay silent."""
+    case = Case("never-learner with a chance drift", {
+        "a": E(train=_fixture_series("sparse_pause_reach"), train_every=1, start=112),
+        "b": E(train=_fixture_series("sparse_pause_turn_valve"), train_every=1),
+        "c": E(train=_fixture_series("sparse_pause_place"), train_every=1)},
+        [("training_stagnation", "a", "warning", 112, 5)], ("training_stagnation", "prolonged_training"))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

@@ -15,7 +15,7 @@ RESUMED_WINDOWS = 4  # a stall that progress ends must last this many windows (a
                      # pauses for a window or three between significant steps)
 HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
-RISE_SHARE = 0.25  # ... once it adds up to this share of min_rise over the stretch
+RISE_SHARE = 0.5  # ... once it adds up to this share of min_rise over the stretch
 LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretch's own residuals' + this
 TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
                        # its threshold is not met there, so the top is a stall too
