@@ -24,6 +24,8 @@ MIN_PERIODS = 3  # a stretch must hold this many periods (and the series 4) to s
 NO_RANGE_PERIODS = 8  # ... and this many when the env has no range (it never learned) to judge its size by
 LINE_P = 0.01  # the line: power that noise reaches at any of the frequencies tried with this probability ...
 NEIGHBOURS = 8  # ... judged against the median power of this many frequencies on each side (the continuum)
+MIN_POINTS = 2 * (2 * NEIGHBOURS + 1)  # a shorter series has too few frequencies beside a line to judge it by
+                                       # (43 sparse evals show 5 periods of a wave of 8.6)
 LINE_BINS = 4  # ... leaving out up to this many frequencies on each side of the line (its spread) ...
 LINE_SPREAD_BINS = 64  # ... one per this many frequency bins below it
 LINE_NOISE = 2.0  # ... and against this many times what the point noise alone would make of it
@@ -49,7 +51,7 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     `noise_sd` is the series' point noise."""
     y = np.asarray(values[start:], dtype=np.float64)
     m = len(y)
-    if not width >= 0 or m < 4 * MIN_PERIODS * MIN_PERIOD:
+    if not width >= 0 or m < MIN_POINTS:
         return []
     longest = min(MAX_PERIOD, m // (MIN_PERIODS + 1))
     x = y - centred_mean(y, longest)  # a trend is not a wave

@@ -2009,3 +2009,19 @@ def test_a_never_learner_whose_chance_drift_adds_up_to_little_has_stalled(tmp_pa
         [("training_stagnation", "a", "warning", 112, 5)], ("training_stagnation", "prolonged_training"))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_a_wave_in_a_few_dozen_sparse_evals_is_oscillation(tmp_path):
+    """A loss that never learns and rises and falls all its life, judged on 43 evals (fourteenth corpus: a period
+    of ~100 steps, over 64 points of its training — a slow wave, levels or a trend to the periodogram — but 8.6
+    evals, 5 periods). A series of fewer than 48 points was never searched for a wave, and the env was healthy;
+    34 points (17 frequencies: a line and 8 on either side to judge it by) are enough. Its siblings, which
+    learn, stay silent."""
+    case = Case("wave in sparse evals", {
+        "a": E(eval="2.0w0.6p8.6~0.03x43", eval_every=12),
+        "b": E(eval="3.2-0.6x4 0.8~0.03x39", eval_every=12),
+        "c": E(eval="3.0-0.55x4 0.85~0.03x39", eval_every=12)},
+        [("performance_volatility", "a", "warning", 0, 12)], ("performance_volatility",), {"performance_metric": "loss"},
+        metric="loss")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
