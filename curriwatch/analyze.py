@@ -358,9 +358,10 @@ REPLAY_POINTS = 5  # ... for at least this many intervals before and after, to t
 
 
 def _replayed_from(env: EnvData) -> tuple[int, float] | None:
-    """The last dense training step (and the sparse pace after it) of an env whose training thinned out for good (REPLAY_RATIO x its pace or
-    more, every interval REPLAY_GAP x) while its evals went on to the end: a curriculum that replays graduated
-    envs now and then (against forgetting) trains them far less often once they graduate."""
+    """The last dense training step (and the sparse pace after it) of an env whose training thinned out for
+    good (REPLAY_RATIO x its pace or more, every interval REPLAY_GAP x) while its evals went on to the end: a
+    curriculum that replays graduated envs now and then (against forgetting) trains them far less often once
+    they graduate."""
     if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
         return None
     steps = np.unique(env.train.steps)

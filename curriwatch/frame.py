@@ -497,8 +497,8 @@ def _non_numeric_issues(non_numeric: dict[str, int], words: dict[str, int], run_
     out = []
     skipped = {k: n - words.get(k, 0) for k, n in non_numeric.items() if n > words.get(k, 0)}
     if skipped:
-        out.append(DataIssue("non_numeric_values", run_name,
-                             f"{sum(skipped.values())} value(s) were not numbers and were skipped (keys: {keys(skipped)})"))
+        out.append(DataIssue("non_numeric_values", run_name, f"{sum(skipped.values())} value(s) were not numbers "
+                             f"and were skipped (keys: {keys(skipped)})"))
     if words:
         out.append(DataIssue("state_words", run_name,
                              f"{sum(words.values())} state word(s) (locked, active, graduated) read as states (keys: "

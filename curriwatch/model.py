@@ -42,11 +42,11 @@ class RawRun:
     `tag_code[i]` indexes `tags`. `row` is the W&B history row of each point (empty for TensorBoard,
     where every point has its own step); profiles whose step axis is another column use it to find
     the step key logged in the same row. `text_points` keeps string values as (tag, step, row, text)
-    because state series may be logged as words; `non_numeric` counts every value that was not a number. `restarts` holds the index of the first point of
-    each later stretch of the stream (a later file, a TensorBoard `SessionLog.START`, a resumed
-    trial's or job's first row): points of one stretch sharing a key and step are distinct
-    observations (combined), a later stretch writing a key and step again is a restart (the last
-    write wins). `meta` holds what a reader learnt about the run
+    because state series may be logged as words; `non_numeric` counts every value that was not a number.
+    `restarts` holds the index of the first point of each later stretch of the stream (a later file, a
+    TensorBoard `SessionLog.START`, a resumed trial's or job's first row): points of one stretch sharing a
+    key and step are distinct observations (combined), a later stretch writing a key and step again is a
+    restart (the last write wins). `meta` holds what a reader learnt about the run
     itself (W&B: `run_id`, `group`, `name`, `config_name`, and `step_metrics`, the
     `define_metric(name_or_glob, step_metric=...)` definitions as (glob, step key) pairs).
     """

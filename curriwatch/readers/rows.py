@@ -5,7 +5,7 @@ import math
 import os
 from pathlib import PurePosixPath
 
-from ..model import DataIssue, RawRun, RunSource
+from ..model import RawRun, RunSource
 
 
 def shown_path(source: RunSource, path: str) -> str:
