@@ -23,6 +23,8 @@ OTHER_SCALE = 0.1  # an env whose gain is under this share of the run's shared s
 LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-noise sds ...
 LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
+WANDER_HALF = 10  # ... and as many of its points' distances from their running median over 2 x this + 1 points
+MAD_SD = 1.4826  # a normal sd per median absolute deviation
 OWN_WIDTH_SHARE = 0.5  # volatility is judged on a plainly learned env's own gain under this share of the scale
 ROLLING_CORR = -0.25  # a rolling mean's changes correlate this much (-0.5 ideally) at the lag its window holds:
                      # each episode enters it and leaves it that many points later ...
@@ -356,9 +358,17 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
 
 
 def _plainly_learned(env: EnvData, own: tuple[float, float]) -> bool:
-    """Whether the env's own gain is over OWN_GAIN_NOISE noise sds (at its top, widened by its wander)."""
+    """Whether the env's own gain is over OWN_GAIN_NOISE noise sds (at its top, widened by its wander) and, in a
+    gaussian series, over as many of its points' typical distances from their running median (over 2 x
+    WANDER_HALF + 1 points, as a normal sd): a running mean of rare far episodes (a time to solve near its cap,
+    smoothed as reinforce.py's running reward is) jumps and creeps back, its changes between neighbours mostly
+    tiny — its wander is no gain of its own."""
     f = fit(env, "learning")
     noise = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
+    y = f.series.values
+    if f.noise.kind == "gaussian" and len(y) > 2 * WANDER_HALF:
+        around = np.median(np.lib.stride_tricks.sliding_window_view(y, 2 * WANDER_HALF + 1), axis=1)
+        noise = max(noise, MAD_SD * median(np.abs(y[WANDER_HALF: len(y) - WANDER_HALF] - around)))
     return own[1] - own[0] > OWN_GAIN_NOISE * noise
 
 

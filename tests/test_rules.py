@@ -2025,3 +2025,18 @@ def test_a_wave_in_a_few_dozen_sparse_evals_is_oscillation(tmp_path):
         metric="loss")
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_a_running_mean_of_rare_far_episodes_is_no_gain_of_its_own(tmp_path):
+    """Time to solve (lower is better, capped at 767 steps) logged as a running mean (thirteenth corpus; phi 0.85,
+    as reinforce.py's running reward): a never-learner times out nearly always, a rare solved episode drops the
+    mean, which creeps back to the cap. Its changes between neighbours are mostly tiny, so its wander (705..767)
+    read as a gain of its own — 'plainly learned', judged on that sliver, where its jumps were switching between
+    ~737 and ~751. Measured against its points' distance from their running median, it learned nothing; its
+    siblings learned to ~180 and hold it: no volatility anywhere."""
+    series = {name: _fixture_series(f"nav_running_time_{name}") for name in ("maze_large", "maze_rooms", "maze_open")}
+    case = Case("running mean of rare far episodes", {name: E(train=v, train_every=1) for name, v in series.items()},
+                [], ("performance_volatility",), {"performance_metric": "to_goal", "direction": "lower"},
+                metric="to_goal")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
