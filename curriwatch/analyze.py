@@ -362,13 +362,9 @@ def _replayed_from(env: EnvData) -> tuple[int, float] | None:
     good (REPLAY_RATIO x its pace or more, every interval REPLAY_GAP x) while its evals went on to the end: a
     curriculum that replays graduated envs now and then (against forgetting) trains them far less often once
     they graduate."""
-    if not len(env.train) or not len(env.eval) or env.run_last_train_step is None:
+    if not len(env.eval) or env.run_last_train_step is None or (pace := _training_pace(env)) is None:
         return None
-    steps = np.unique(env.train.steps)
-    d = np.diff(steps)
-    if len(d) < 2 * REPLAY_POINTS:
-        return None
-    dense = float(np.percentile(d, 10))
+    steps, d, dense = pace
     short = np.flatnonzero(d < REPLAY_GAP * dense)
     k = int(short[-1]) + 1 if len(short) else 0
     if k < REPLAY_POINTS or len(d) - k < REPLAY_POINTS or not median(d[k:]) >= REPLAY_RATIO * median(d[:k]):
@@ -398,15 +394,23 @@ def _replays(envs: list[EnvData]) -> list[int | None]:
     return out
 
 
+def _training_pace(env: EnvData) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """The env's distinct training steps, the intervals between them and its dense pace (their 10th
+    percentile); None with fewer than 2 x REPLAY_POINTS intervals. Cached on the env (siblings ask too)."""
+    if "training_pace" not in env.cache:
+        steps = np.unique(env.train.steps)
+        d = np.diff(steps)
+        env.cache["training_pace"] = (steps, d, float(np.percentile(d, 10))) if len(d) >= 2 * REPLAY_POINTS else None
+    return env.cache["training_pace"]
+
+
 def _thins_at(env: EnvData, step: int, near: float) -> bool | None:
     """Whether the env's training thinned out within `near` of `step` (at a last dense step: the interval
     before it at its dense pace, the one after REPLAY_GAP x that, the REPLAY_POINTS intervals after REPLAY_RATIO
     x the ones before); None when it was not trained on both sides."""
-    steps = np.unique(env.train.steps)
-    d = np.diff(steps)
-    if len(d) < 2 * REPLAY_POINTS:
+    if (pace := _training_pace(env)) is None:
         return None
-    dense = float(np.percentile(d, 10))
+    steps, d, dense = pace
     lo = int(np.searchsorted(steps, step - near, "left"))
     hi = int(np.searchsorted(steps, step + near, "right"))
     if lo < REPLAY_POINTS or hi + REPLAY_POINTS > len(steps):

@@ -104,11 +104,11 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
     if unclaimed:
         counts = np.bincount(tag_code, minlength=n_tags)[unclaimed]
         stats["unclaimed_tags"] = sorted(raw.tags[c] for c in unclaimed)
-        shown = ", ".join(stats["unclaimed_tags"][:5]) + (" ..." if len(unclaimed) > 5 else "")
         issues.append(DataIssue(
             "unclaimed_tags", run_name,
             f"{len(unclaimed)} tag(s) with {int(counts.sum())} point(s) match no pattern of profile "
-            f"{profile.name if profile else '(none)'} and are not in the frame: {shown}"))
+            f"{profile.name if profile else '(none)'} and are not in the frame: "
+            f"{_first_tags(stats['unclaimed_tags'])}"))
 
     axis_steps: dict = {}  # per step axis, its rows' steps (_steps_from_keys), for points and state words alike
     if "row" in cols and len(tag_code):
@@ -491,16 +491,18 @@ def _with_state_words(raw: RawRun, profile, points: RunPoints, run_label, code, 
 def _non_numeric_issues(non_numeric: dict[str, int], words: dict[str, int], run_name: str) -> list[DataIssue]:
     """Values that were not numbers: a state key's words read as states are a note (`state_words`), the rest
     were skipped (`non_numeric_values`)."""
-    def keys(tags):
-        tags = sorted(tags)
-        return ", ".join(tags[:5]) + (" ..." if len(tags) > 5 else "")
     out = []
     skipped = {k: n - words.get(k, 0) for k, n in non_numeric.items() if n > words.get(k, 0)}
     if skipped:
         out.append(DataIssue("non_numeric_values", run_name, f"{sum(skipped.values())} value(s) were not numbers "
-                             f"and were skipped (keys: {keys(skipped)})"))
+                             f"and were skipped (keys: {_first_tags(sorted(skipped))})"))
     if words:
         out.append(DataIssue("state_words", run_name,
                              f"{sum(words.values())} state word(s) (locked, active, graduated) read as states (keys: "
-                             f"{keys(words)})"))
+                             f"{_first_tags(sorted(words))})"))
     return out
+
+
+def _first_tags(tags: list[str]) -> str:
+    """The first 5 tags, comma-separated, `...` when there are more."""
+    return ", ".join(tags[:5]) + (" ..." if len(tags) > 5 else "")

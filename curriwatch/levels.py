@@ -12,8 +12,8 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .incidents import runs_of_true
-from .segments import Noise, Segments, build_segments, noise_model, outcome_scale, robust_sd, segment
-from .stats import centred_mean, median
+from .segments import MAD_SD, Noise, Segments, build_segments, noise_model, outcome_scale, robust_sd, segment
+from .stats import centred_mean, median, trailing_median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
 REFERENCE_TOP_QUANTILE = 0.75  # what a run's envs reach: most of them may stall, the best ones show it
@@ -24,7 +24,6 @@ LEARNED_NOISE = 3.0  # an env learned when its own gain exceeds this many point-
 LEVEL_Z = 6.0  # ... or its start and top levels, each the mean of its points, this many standard errors
 OWN_GAIN_NOISE = 10.0  # ... when its own gain is this many noise sds (plainly learned, not a stall near the start)
 WANDER_HALF = 10  # ... and as many of its points' distances from their running median over 2 x this + 1 points
-MAD_SD = 1.4826  # a normal sd per median absolute deviation
 OWN_WIDTH_SHARE = 0.5  # volatility is judged on a plainly learned env's own gain under this share of the scale
 ROLLING_CORR = -0.25  # a rolling mean's changes correlate this much (-0.5 ideally) at the lag its window holds:
                      # each episode enters it and leaves it that many points later ...
@@ -367,7 +366,8 @@ def _plainly_learned(env: EnvData, own: tuple[float, float]) -> bool:
     noise = median(np.atleast_1d(f.noise.raw_sd(own[1]))) * f.segments.wander
     y = f.series.values
     if f.noise.kind == "gaussian" and len(y) > 2 * WANDER_HALF:
-        around = np.median(np.lib.stride_tricks.sliding_window_view(y, 2 * WANDER_HALF + 1), axis=1)
+        width = 2 * WANDER_HALF + 1
+        around = trailing_median(y, width)[width - 1:]  # the median of the points WANDER_HALF either side
         noise = max(noise, MAD_SD * median(np.abs(y[WANDER_HALF: len(y) - WANDER_HALF] - around)))
     return own[1] - own[0] > OWN_GAIN_NOISE * noise
 
