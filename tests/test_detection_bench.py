@@ -133,9 +133,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                  "thirteenth", "fourteenth"])
+                                  "thirteenth", "fourteenth", "fifteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to fourteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to fifteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -157,7 +157,10 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     a new SummaryWriter per curriculum stage (a new event file or a `stage_{k}/` subfolder) of BLEU scores in [0, 100],
     pass@k of k samples per problem in sibling-seed W&B runs, extremely sparse evals beside dense training with late
     unlocks, a whole-run logging pause and runs cut off mid-rise, losses whose log-normal noise differs ~10x between
-    sibling envs: every label on a planned env of a planned run, and curriwatch reads every planned run
+    sibling envs; fifteenth: a sequential (continual) curriculum training one task at a time with retention evals of
+    every task seen (forgetting), a round-robin evaluator at wall-clock slots in its own SummaryWriter beside the
+    trainer's, a learning-progress sampler whose per-env logging pace follows progress, Atropos env processes some of
+    them already solved by the base model: every label on a planned env of a planned run, and curriwatch reads every planned run
     and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
