@@ -8,7 +8,7 @@ outliers: they are left out of the levels and never start a change.
 
 Noise is modelled per series, so one threshold means the same on every scale:
 - binomial: rates in [0, 1] that are means of n trials (the log's observation counts, or values on
-  the 1/n lattice; single episodes' outcomes — 0/1 flags, or sparse-reward returns, 0 unless solved,
+  the 1/n lattice; means of n +-1 outcomes, (2k - n)/n, read as the rate (1 + v)/2; single episodes' outcomes — 0/1 flags, or sparse-reward returns, 0 unless solved,
   divided by what a success is worth — one trial): analysed on the arcsine scale, where the noise sd is
   1/(2 sqrt(n)) at every level;
 - otherwise gaussian: a robust sd from changes between neighbours, per block of points (noise may grow
@@ -63,13 +63,14 @@ class Noise:
     base_sigma: float = 0.0  # binomial: the model's sd before any overdispersion widened it
     scale: float = 1.0  # binomial: what one success is worth (a solved episode's return; 1 for a rate)
     floor: float | None = None  # what a failed episode scores, oriented, when it is not 0: a return's timeout value
+    edge: float | None = None  # binomial: how near a bound p is taken at most (None: half a trial)
 
     def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
         """The point noise sd in the series' own units at a level (oriented values): the binomial
         model's at that level, else the series' typical (median) noise."""
         if self.kind == "binomial":
             p = np.clip(np.abs(level - (self.floor or 0.0)) / self.scale, 0.0, 1.0)
-            edge = 0.5 / self.trials if self.floor is None else LOCAL_EDGE
+            edge = 0.5 / self.trials if self.edge is None else self.edge
             p = np.clip(p, edge, 1 - edge)
             return self.scale * np.sqrt(p * (1 - p) / self.trials)
         return median(self.sigma) if np.ndim(level) == 0 else np.full(np.shape(level), median(self.sigma))
@@ -92,6 +93,15 @@ def lattice_trials(values: np.ndarray) -> int | None:
     share = (on * counts[None, :]).sum(axis=1) / counts.sum()
     fits = (share >= LATTICE_SHARE) & (on.sum(axis=1) >= 3)
     return int(ns[np.argmax(fits), 0]) if fits.any() else None
+
+
+def signed_lattice_trials(values: np.ndarray) -> int | None:
+    """n when values in [-1, 1], some below 0, are means of n +-1 outcomes ((2k - n) / n: a win/loss reward
+    averaged over n episodes; a tinker reward of -1 or 1 per sample) — their rate (1 + v) / 2 on a 1/n
+    lattice (see lattice_trials) — else None."""
+    if len(values) < 8 or values.min() < -1 or values.max() > 1 or not values.min() < 0:
+        return None
+    return lattice_trials((values.astype(np.float64) + 1.0) / 2.0)
 
 
 def outcome_scale(values: np.ndarray, lattice: bool = True) -> float | None:
@@ -263,23 +273,27 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if rate and counts is not None and np.isfinite(counts).all() and (counts >= 1).all() \
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
-    scale, floor, rel, zsign = 1.0, None, raw, sign
+    scale, floor, rel, zsign, edge = 1.0, None, raw, sign, None
     if rate and trials is None:
         t = lattice_trials(raw)
         if t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
             t, scale = 1, worth
         trials = None if t is None else np.full(n, float(t))
+    elif not rate and (t := signed_lattice_trials(values)) is not None:
+        # means of n +-1 outcomes: a rate of n trials from -1 (oriented values; -1 is the worst either way)
+        floor, scale = -1.0, 2.0
+        rel, zsign, trials = values + 1.0, 1, np.full(n, float(t))
     elif not rate and (outcomes := floored_outcomes(values)) is not None:
         # a return's episodes that fail at one value: one trial each, from that floor (oriented values)
         floor, scale = outcomes
-        rel, zsign, trials = values - floor, 1, np.ones(n)
+        rel, zsign, trials, edge = values - floor, 1, np.ones(n), LOCAL_EDGE
     if trials is not None:
         clipped = np.clip(rel / scale, 0.0, 1.0)
         z = zsign * np.arcsin(np.sqrt(clipped))
         # the level the noise is judged at; a return's outcomes above a timeout's floor, one trial each: within
         # half an outcome of the local mean's points of either bound (at 0.5, as a rate of one trial is kept,
         # the sd would be the largest there is wherever the env stands, and a learned hold would hide its rise)
-        sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials, None if floor is None else LOCAL_EDGE)
+        sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials, edge)
         base = median(sigma)
         # overdispersed when both a robust spread of the changes (blind to a few switches of level, fooled
         # by a coarse lattice) and the exact model point by point (the other way round) say so
@@ -288,7 +302,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, median(trials), base, scale, floor)
+        return Noise("binomial", z, sigma, median(trials), base, scale, floor, edge)
     z = values.astype(np.float64)
     d = np.diff(z)
     if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series

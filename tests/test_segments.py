@@ -116,6 +116,23 @@ def test_sparse_reward_returns_of_single_episodes_are_a_scaled_rate_of_one_trial
     assert np.count_nonzero(few) > 20 and segments.outcome_scale(few) is None
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+def test_means_of_plus_minus_one_outcomes_are_a_rate_from_minus_one(sign):
+    """A reward that is the mean of 6 +-1 outcomes ((2k - 6)/6: a win/loss game's, a tinker reward's) is a rate
+    of 6 trials on the scale from -1 to 1: its noise at a level v is 2 sqrt(p (1 - p) / 6) with p = (1 + v)/2,
+    oriented either way. Continuous values in [-1, 1] are not, nor is a rate in [0, 1] (its own lattice)."""
+    rng = np.random.default_rng(3)
+    v = 2 * rng.binomial(6, 0.8, 400) / 6 - 1
+    assert segments.signed_lattice_trials(v) == 6
+    noise = noise_model(sign * v, sign=sign)
+    assert noise.kind == "binomial" and noise.floor == -1 and noise.scale == 2
+    assert noise.trials == pytest.approx(6, rel=0.35)
+    assert noise.raw_sd(0.6) == pytest.approx(2 * np.sqrt(0.8 * 0.2 / noise.trials))
+    assert len(segment(noise, sign * v)) == 1
+    assert segments.signed_lattice_trials(np.clip(rng.normal(0.3, 0.3, 400), -1, 1)) is None
+    assert segments.signed_lattice_trials(rng.binomial(6, 0.8, 400) / 6) is None  # no value below 0
+
+
 @pytest.mark.parametrize("timeout, solved, sign", [(200, (90, 160), 1), (500, (60, 120), 1), (200, (90, 160), -1)])
 def test_goal_or_timeout_returns_are_outcomes_above_their_floor(timeout, solved, sign):
     """MountainCar's and Acrobot's per-episode returns (-1 a step): -timeout when time ran out, else the
