@@ -74,8 +74,8 @@ class Series:
     def pace(self) -> float | None:
         """The logging interval a window of k points spans k of: for regular logging (nearly every
         interval a whole multiple of the median: a period that logged nothing is a missed point) the
-        median; for irregular logging (per finished episode) the mean, pauses (over PAUSE_INTERVALS x
-        the median) left out."""
+        median; for irregular logging (per finished episode) the mean of the intervals under PAUSE_INTERVALS x
+        the median (longer ones are pauses; README's "under 3 x the median")."""
         d = self._gaps().astype(np.float64)
         if not len(d):
             return None
@@ -83,7 +83,7 @@ class Series:
         ratio = d / med
         if np.mean(np.abs(ratio - np.round(ratio)) <= LATTICE_TOLERANCE) >= LATTICE_SHARE:
             return med
-        return float(np.mean(d[d <= PAUSE_INTERVALS * med]))
+        return float(np.mean(d[d < PAUSE_INTERVALS * med]))
 
 
 @dataclass

@@ -270,3 +270,8 @@ def test_a_window_of_points_spans_the_median_of_regular_logging_and_the_mean_of_
     kept = np.delete(gaps[1:], 199)
     assert Series(irregular, np.zeros(400)).pace() == pytest.approx(kept.mean())
     assert Series(irregular, np.zeros(400)).median_interval() != pytest.approx(kept.mean())
+    # the intervals under 3 x the median (README): a learning-progress sampler's env logged every 1..10
+    # iterations (median 2) — an interval of exactly 6 is a pause, not its pace (fifteenth corpus's lp_sampler)
+    sampled = np.array([1, 2, 2, 3, 6, 2, 1, 4, 2, 6, 2, 5, 2, 10, 1] * 20)
+    pace = Series(np.cumsum(sampled), np.zeros(len(sampled))).pace()
+    assert pace == pytest.approx(sampled[1:][sampled[1:] < 6].mean())
