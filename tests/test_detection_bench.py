@@ -133,9 +133,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                  "thirteenth", "fourteenth", "fifteenth"])
+                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to fifteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to sixteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -160,7 +160,10 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     sibling envs; fifteenth: a sequential (continual) curriculum training one task at a time with retention evals of
     every task seen (forgetting), a round-robin evaluator at wall-clock slots in its own SummaryWriter beside the
     trainer's, a learning-progress sampler whose per-env logging pace follows progress, Atropos env processes some of
-    them already solved by the base model: every label on a planned env of a planned run, and curriwatch reads every planned run
+    them already solved by the base model; sixteenth: CompilerGym-like speedups near 1 with multiplicative noise in a W&B
+    run stepped by a `define_metric` samples axis with per-env stop thresholds in `overrides:`, integer Pong scores
+    (-21..21) at steps in elapsed wall seconds, a ROLL stdout log judged on its bimodal Sokoban `val/{tag}/score/mean`
+    with bare NaN rows, LLM-RL accuracies whose declared sample count changes in batch regimes: every label on a planned env of a planned run, and curriwatch reads every planned run
     and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
