@@ -93,7 +93,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             env.cache["noise_reference"] = noise_refs[k]
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1
-            env.cache["curriculum_stops"] = stops
+            env.cache["curriculum_stops"] = stops and not _last_task(env, run_envs)
             if not _guarded(env, runs, errors, lambda: _prepare_env(env, config, runs[env.run], saved.get(env.run))):
                 failed.add(k)
         spans = [iv_start_to_graduation(e) for k, e in enumerate(run_envs) if k not in failed]
@@ -428,6 +428,16 @@ def _trained_to_end(env: EnvData) -> int | None:
         return None
     last, interval, gap = cadence
     return last if last >= env.run_last_train_step - interval and last >= env.run_last_step - gap else None
+
+
+def _last_task(env: EnvData, envs: list[EnvData]) -> bool:
+    """Whether the env is a sequential curriculum's last task: trained to the run's end, its training begun only
+    once every other env's had stopped (within 3 of its training intervals) — one task trained at a time. It has
+    no next task to move on to, so it trains on after graduating."""
+    if (cadence := _training_cadence(env)) is None or _trained_to_end(env) is None:
+        return False
+    first, slack = float(env.train.steps[0]), 3 * cadence[1]
+    return all(not len(e.train) or float(e.train.steps[-1]) <= first + slack for e in envs if e is not env)
 
 
 def _training_cadence(env: EnvData) -> tuple[int, float, float] | None:

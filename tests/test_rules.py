@@ -2060,3 +2060,20 @@ def test_means_of_plus_minus_one_outcomes_are_a_rate_and_their_noise_no_volatili
     assert [w for w in got if w.type == "performance_volatility"] == [], got
     assert all(e.current_state == "graduated" for e in run.environments), \
         [(e.env_id, e.current_state) for e in run.environments]
+
+
+def test_a_sequential_curriculums_last_task_trains_on_after_graduating(tmp_path):
+    """One task trained at a time, its training stopped at graduation (which unlocks the next), every task seen
+    so far evaluated to the end (fifteenth corpus: retention evals): the last task has no next one to move on
+    to, so it trains on after it graduated. That is no sign the curriculum never graduated it (a lesson trained
+    to the end beside lessons that stopped, as Marin's, is one): its fall from 0.9 to 0.6 long after it
+    learned is a regression, not a prolonged active task. Was: `active`, prolonged_training, the fall unseen."""
+    case = Case("sequential tasks", {
+        "a": E(train="0.1+0.1x8 0.9~0.02x12", eval="0.1+0.2x4 0.9~0.02x56"),
+        "b": E(train="0.1+0.1x8 0.9~0.02x12", eval="0.1+0.2x4 0.9~0.02x52", start=200),
+        "c": E(train="0.1+0.1x8 0.9~0.02x112 0.6~0.02x135", eval="0.1+0.2x4 0.9~0.02x22 0.6~0.02x25", start=400)},
+        [("graduated_regression", "c", "critical", 1650, 60)])
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert {e.env_id: e.current_state for e in run.environments} == {"a": "graduated", "b": "graduated",
+                                                                      "c": "graduated"}
