@@ -2077,3 +2077,21 @@ def test_a_sequential_curriculums_last_task_trains_on_after_graduating(tmp_path)
     check(case, got)
     assert {e.env_id: e.current_state for e in run.environments} == {"a": "graduated", "b": "graduated",
                                                                       "c": "graduated"}
+
+
+def test_switching_after_a_calm_stretch_logged_sparsely_is_dated_from_its_first_change(tmp_path):
+    """A learning-progress sampler logs an env densely while it learns or switches and every third iteration
+    once it is flat (fifteenth corpus's lp_sampler): Markov switching between ~0.85 and ~0.35 after 60 sparse
+    calm points is dated from its first low phase. The wave read from the same switching reaches half height
+    half a period early in its points — but the calm points before it lie three times as far apart as the
+    switching's, so half a period of them spans 1.5 periods of steps: it dated the switching 40 steps early."""
+    rng = np.random.default_rng(5)
+    dwell = rng.integers(12, 25, 20)
+    phases = " ".join(f"{0.35 if k % 2 == 0 else 0.85}b27x{d}" for k, d in enumerate(dwell))
+    case = Case("sparse calm, dense switching", {
+        "a": E(train="0.1+0.05x15 " + "(0.85b27 _ _)x60 " + phases, train_every=1),
+        "b": E(train="0.1+0.05x15 0.85b27x500", train_every=1)}, [], ("performance_volatility",), seed=3)
+    got, _run = run_case(case, tmp_path)
+    start = 16 + 180  # the first low phase's first point
+    assert [(g.type, g.env_id) for g in got] == [("performance_volatility", "a")], got
+    assert abs(got[0].first_step - start) <= 3, got

@@ -408,7 +408,10 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
         out.append({"kind": "oscillation", "split": split, "first_step": int(steps[o.first]),
                     "last_step": int(steps[o.last]), "high": mid + o.peak_to_peak / 2, "low": mid - o.peak_to_peak / 2,
                     "ptp": o.peak_to_peak, "phase_steps": o.period * dt, "series_last_step": int(steps[-1]),
-                    "weight": int((o.last - o.first + 1) / o.period)})
+                    "weight": int((o.last - o.first + 1) / o.period),
+                    # half a period on from its start, in its points (a pace that slows where the env is calm
+                    # spans half a period in more steps there than the median interval says)
+                    "half_period_step": int(steps[min(o.first + int(round(o.period / 2)), len(steps) - 1)])})
     return out
 
 
@@ -691,7 +694,8 @@ def _merged(events: list[dict]) -> list[dict]:
     burst's changes of size blur its start; nor, where the switching is a square wave (its points at its two
     levels), does an oscillation (read from the same switching) that begins less than half its period before
     it: its envelope blurs its start over a period (a smooth wave's envelope dates it better), and the
-    switching describes the event."""
+    switching describes the event (half its period in its own points: a pace that slows where the env is calm
+    stretches them)."""
     out = []
     for ev, *members in _groups(events):
         kinds = {e["kind"] for e in members}
@@ -703,7 +707,7 @@ def _merged(events: list[dict]) -> list[dict]:
         if said and all(e["square"] for e in said):
             # a square wave's envelope reaches half height up to half a period early: its changes date it
             first = min(e["first_step"] for e in switched)
-            dating = [e for e in dating if e["kind"] != "oscillation" or e["first_step"] < first - e["phase_steps"] / 2]
+            dating = [e for e in dating if e["kind"] != "oscillation" or e["half_period_step"] < first]
             if ev["kind"] == "oscillation":  # and describe it: a wave's line is read in any square wave
                 ev = dict(max(switched, key=lambda e: e["weight"]), first_step=ev["first_step"],
                           last_step=ev["last_step"], series_last_step=ev["series_last_step"])
