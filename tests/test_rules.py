@@ -2095,3 +2095,17 @@ def test_switching_after_a_calm_stretch_logged_sparsely_is_dated_from_its_first_
     start = 16 + 180  # the first low phase's first point
     assert [(g.type, g.env_id) for g in got] == [("performance_volatility", "a")], got
     assert abs(got[0].first_step - start) <= 3, got
+
+
+
+def test_a_gradual_fall_cut_into_stairs_above_the_line_is_dated_where_its_ramp_crosses(tmp_path):
+    """An Atropos rate held at 0.88 (123 problems a point) slides to 0.70 over steps 246..299 (fifteenth corpus's
+    pretrained_top): segmentation cuts the slide into a stair at ~0.78 from step 258 — above the regression
+    line, 0.85 of the gain — and a low segment from step 300; the ramp fitted from the stair's level alone
+    crossed the line at its end (step 300). The stair is part of the fall (one ramp from the held level fits
+    it no worse): dated where the ramp crosses, at ~282 (the expected value's crossing)."""
+    case = Case("slide in stairs", {"a": E(train=_fixture_series("atropos_slide_in_stairs"), train_every=1),
+                                    "b": E(train="0.1+0.08x10 0.88b123x420", train_every=1)},
+                [("graduated_regression", "a", "warning", 282, 6)], ("graduated_regression",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

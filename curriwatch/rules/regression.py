@@ -339,7 +339,8 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     ratio = sig["ratio"]
     if i0 > first and ratio[i0 - 1] > line > ratio[i0]:
         lo = max(first, int(seg.bounds[index[i0 - 1]]), i0 - RAMP_POINTS)
-        c = lo + _foot(sig, i0, i1, lo, float(ratio[i0 - 1]), line)
+        lo, high = _head(sig, i0, i1, lo, float(ratio[i0 - 1]), first)
+        c = lo + _foot(sig, i0, i1, lo, high, line)
         j = min(max(int(np.ceil(c)), first), i1)
         while j < i1 and (sig["outlier"][j] or sig["raw"][j] >= line):
             j += 1
@@ -350,6 +351,30 @@ def _crossed(sig: dict, i0: int, i1: int, line: float) -> int:
     while j < i0 and sig["outlier"][j]:
         j += 1
     return j
+
+
+def _head(sig: dict, i0: int, i1: int, lo: int, high: float, first: int) -> tuple[int, float]:
+    """Where the ramp of a fall whose low segment begins at point i0 starts (`lo`, the first point of the segment
+    before it, at level `high`) and from what level: segmentation cuts a gradual fall into stairs above the line
+    too; the segment before belongs to the fall while it is higher and one ramp from its level down to the low
+    segment's fits the points from its start no worse than the ramp from the stair below it with its level held
+    up to there (a level the env held begins the fall). Never before point `first`, nor RAMP_POINTS before i0."""
+    seg, raw, ratio, keep = sig["segments"], sig["raw"], sig["ratio"], ~sig["outlier"]
+    k = int(sig["segment"][lo])
+    hi = min(i1 + 1, i0 + RAMP_POINTS, int(seg.bounds[int(sig["segment"][i0]) + 1]))
+    low = float(ratio[i0])
+    _, sse = _ramp(raw[lo:hi], keep[lo:hi], high, low, high)
+    while k >= 1 and lo == int(seg.bounds[k]) and seg.level[k - 1] > seg.level[k]:
+        start = max(first, int(seg.bounds[k - 1]), i0 - RAMP_POINTS)
+        if start >= lo:
+            break
+        above = float(ratio[start])
+        _, sse2 = _ramp(raw[start:hi], keep[start:hi], above, low, above)
+        held = raw[start:lo][keep[start:lo]]
+        if not sse2 <= sse + float(np.sum((held - above) ** 2)):
+            break
+        k, lo, high, sse = k - 1, start, above, sse2
+    return lo, high
 
 
 def _foot(sig: dict, i0: int, i1: int, lo: int, high: float, line: float) -> float:
