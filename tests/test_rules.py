@@ -2109,3 +2109,18 @@ def test_a_gradual_fall_cut_into_stairs_above_the_line_is_dated_where_its_ramp_c
                 [("graduated_regression", "a", "warning", 282, 6)], ("graduated_regression",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_stall_through_a_lucky_run_given_back_is_one_incident(tmp_path, seed):
+    """A never-learner's rate of 4 trials at ~0.02 has a lucky run at ~0.25 for 50 points, then is back at
+    0.02 (eighth corpus: a PLR level's chance cluster of solved replays): the run reads as progress, which
+    ends the stall — but it was given back within 4 windows, back to where it stalled: one stall from its
+    activation to the end, not two incidents (one event, one incident)."""
+    case = Case("never, lucky run", {"never": E(train="0.02b4x300 0.25b4x50 0.02b4x40", train_every=10),
+                                     "a": E(train="0.05+0.1x9 0.95b1x440", train_every=10),
+                                     "b": E(train="0.05+0.1x9 0.95b1x440", train_every=10)},
+                [("training_stagnation", "never", "warning", 0, 0)], ("training_stagnation",), seed=seed)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].last_step == 3890 and not got[0].resolved

@@ -95,7 +95,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         # the run's only env never learned: nothing (no sibling, no rate's bound) makes its level a top, and a
         # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged
         stall_line = np.inf
-    out = []
+    out, held = [], []  # held: each stall's mean level and the level it ended at (oriented)
     for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         if b - a < s["min_points"]:
             continue
@@ -120,6 +120,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         lastp = int(steps[b - 1])
         resolved = b < hi or resolved_after
         mean = float(np.mean(y[onset:b]))
+        held.append((mean, float(seg.level[seg_of[b - 1]])))
         sparse = window > s["stagnation_window"]
         out.append(Incident(
             "training_stagnation", env.env_id, "warning", int(steps[onset]), lastp, resolved,
@@ -134,6 +135,26 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
              **({"note": f"logging is sparse (one point per ~{dt:g} steps): the window was widened from "
                          f"{s['stagnation_window']} to {int(window)} steps to hold {s['min_points']} points"}
                 if sparse else {})}))
+    return _rejoined(out, held, min_rise, window)
+
+
+def _rejoined(stalls: list[Incident], held: list[tuple[float, float]], min_rise: float,
+              window: float) -> list[Incident]:
+    """Stalls of one active interval split by progress that was given back: the later one begins within
+    RESUMED_WINDOWS windows of the earlier one's end and ends at a level no more than min_rise above the
+    earlier one's (a never-learner's chance run of lucky successes read as progress, then lost) — one
+    stall, one incident."""
+    out: list[Incident] = []
+    base = 0.0  # the mean level of the stall the last one joins
+    for inc, (mean, end) in zip(stalls, held):
+        if out and inc.first_step - out[-1].last_step < RESUMED_WINDOWS * window and end <= base + min_rise:
+            prev = out[-1]
+            ev = dict(prev.evidence, stalled_steps=int(inc.last_step - prev.first_step))
+            out[-1] = Incident(prev.type, prev.env_id, prev.severity, prev.first_step, inc.last_step, inc.resolved,
+                               prev.message.replace(f"to {prev.last_step}:", f"to {inc.last_step}:", 1), ev)
+            continue
+        out.append(inc)
+        base = mean
     return out
 
 
