@@ -184,10 +184,13 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
     best = rate_best(env, f.series.values)
     if best is not None:
         line = max(line, lo + RATE_SHARE * (best - lo))
-    if level < line:
-        return None
     values = f.series.values
-    if median(values[: max(1, len(values) // 2)]) < lo + HOLD_SHARE * gain:
+    first_half = values[: max(1, len(values) // 2)]
+    if median(first_half) < lo + HOLD_SHARE * gain:
+        return None
+    # the level it held over the first half, where its top segment is lower: single episodes' outcomes that
+    # switched later read as one segment, their mean over a life of switching below the level first held
+    if max(level, float(np.mean(first_half))) < line:
         return None
     units = units_of(f.series.steps, f.series.counts)
     g = max(int(np.searchsorted(units, units[0] + _plateau_window(env, f, graduation), "left")), HOLD_POINTS - 1)

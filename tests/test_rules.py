@@ -2124,3 +2124,20 @@ def test_a_stall_through_a_lucky_run_given_back_is_one_incident(tmp_path, seed):
     got, _run = run_case(case, tmp_path)
     check(case, got)
     assert got[0].last_step == 3890 and not got[0].resolved
+
+
+def test_a_level_held_from_its_first_replays_then_switching_graduates(tmp_path):
+    """A PLR level logs the return of the one episode it replayed (0 unless solved, ~0.9 solved): solved from its
+    fifth replay on, held ~0.9, then from ~31M env steps it switches between ~0.9 and ~0.4 of its replays (eighth
+    corpus). One trial a point: segmentation reads all its life as one segment whose mean (0.72), pulled down by
+    the switching, lies under the line a level that knew its task must reach beside siblings that start at 0.36 —
+    so it never graduated and was `prolonged` for 22M steps. The level it held over its first half (0.8) is
+    its level: graduated after the trainer's wait."""
+    case = Case("plr level", {"lvl": E(train=_fixture_series("plr_level_held_then_switching"), train_every=16384,
+                                       start=17465344),
+                              "a": E(train="0.36b1x40 0.9b1x600", train_every=81920),
+                              "b": E(train="0.36b1x60 0.9b1x580", train_every=81920)}, [], (), seed=1)
+    got, run = run_case(case, tmp_path)
+    lvl = next(e for e in run.environments if e.env_id == "lvl")
+    assert lvl.current_state == "graduated" and lvl.graduation_step < 18_000_000, (lvl.current_state, lvl.graduation_step)
+    assert [g for g in got if g.type == "prolonged_training"] == [], got
