@@ -1143,9 +1143,11 @@ def test_a_burst_does_not_date_switching_it_is_part_of():
     first change of level dates the event. Beside swings or a dip the burst's start stands."""
     from curriwatch.rules.volatility import _merged
 
-    def ev(kind, first, last, weight=0, phase=0.0, square=True):
+    def ev(kind, first, last, weight=0, phase=0.0, square=True, half=None):
+        # half: the step half a period of a wave's own points after its start (one point a step unless given)
         return {"kind": kind, "split": "train", "first_step": first, "last_step": last, "weight": weight,
-                "phase_steps": phase, "series_last_step": 1000, "square": square}
+                "phase_steps": phase, "series_last_step": 1000, "square": square,
+                "half_period_step": first + phase / 2 if half is None else half}
 
     burst = ev("burst", 810, 922)
     (switching,) = _merged([burst, ev("switching", 836, 922, weight=8, phase=13.0)])
@@ -1161,6 +1163,10 @@ def test_a_burst_does_not_date_switching_it_is_part_of():
     assert _merged([wave, ev("switching", 836, 922, weight=8, phase=13.0, square=False)])[0]["first_step"] == 825
     assert _merged([ev("oscillation", 800, 922, weight=4, phase=26.0),
                     ev("switching", 836, 922, weight=8, phase=13.0)])[0]["first_step"] == 800
+    # ... in its own points: logged three times as sparsely before the switching, half a period of them spans
+    # 39 steps, and the wave 36 steps early is the switching's envelope
+    assert _merged([ev("oscillation", 800, 922, weight=4, phase=26.0, half=839),
+                    ev("switching", 836, 922, weight=8, phase=13.0)])[0]["first_step"] == 836
 
 
 def test_switching_through_points_caught_mid_change_is_one_episode(tmp_path):
