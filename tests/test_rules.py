@@ -1661,7 +1661,7 @@ def test_switching_is_dated_by_a_smooth_wave_and_square_switching_by_its_changes
     def ev(kind, split, first, weight, square=False):
         return {"kind": kind, "split": split, "first_step": first, "last_step": 598016, "series_last_step": 598016,
                 "phase_steps": 85430.9 if kind == "oscillation" else 34816.0, "weight": weight, "square": square,
-                "high": 187.0, "low": -36.0}
+                "high": 187.0, "low": -36.0, "half_period_step": first + 85430.9 / 2}
     (merged,) = volatility._merged([ev("switching", "train", 272384, 8), ev("oscillation", "train", 245760, 4),
                                     ev("oscillation", "eval", 239616, 4)])
     assert (merged["kind"], merged["first_step"]) == ("switching", 245760)
