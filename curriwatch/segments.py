@@ -8,7 +8,8 @@ outliers: they are left out of the levels and never start a change.
 
 Noise is modelled per series, so one threshold means the same on every scale:
 - binomial: rates in [0, 1] that are means of n trials (the log's observation counts, or values on
-  the 1/n lattice; means of n +-1 outcomes, (2k - n)/n, read as the rate (1 + v)/2; single episodes' outcomes — 0/1 flags, or sparse-reward returns, 0 unless solved,
+  the 1/n lattice; means of n +-1 outcomes, (2k - n)/n, read as the rate (1 + v)/2; single episodes'
+  outcomes — 0/1 flags, or sparse-reward returns, 0 unless solved,
   divided by what a success is worth — one trial): analysed on the arcsine scale, where the noise sd is
   1/(2 sqrt(n)) at every level;
 - otherwise gaussian: a robust sd from changes between neighbours, per block of points (noise may grow

@@ -160,11 +160,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     sibling envs; fifteenth: a sequential (continual) curriculum training one task at a time with retention evals of
     every task seen (forgetting), a round-robin evaluator at wall-clock slots in its own SummaryWriter beside the
     trainer's, a learning-progress sampler whose per-env logging pace follows progress, Atropos env processes some of
-    them already solved by the base model; sixteenth: CompilerGym-like speedups near 1 with multiplicative noise in a W&B
-    run stepped by a `define_metric` samples axis with per-env stop thresholds in `overrides:`, integer Pong scores
-    (-21..21) at steps in elapsed wall seconds, a ROLL stdout log judged on its bimodal Sokoban `val/{tag}/score/mean`
-    with bare NaN rows, LLM-RL accuracies whose declared sample count changes in batch regimes: every label on a planned env of a planned run, and curriwatch reads every planned run
-    and env (no errors, nothing missing, no run or env judged unknown)."""
+    them already solved by the base model; sixteenth: CompilerGym-like speedups near 1 with multiplicative noise in a
+    W&B run stepped by a `define_metric` samples axis with per-env stop thresholds in `overrides:`, integer Pong
+    scores (-21..21) at steps in elapsed wall seconds, a ROLL stdout log judged on its bimodal Sokoban
+    `val/{tag}/score/mean` with bare NaN rows, LLM-RL accuracies whose declared sample count changes in batch
+    regimes: every label on a planned env of a planned run, and curriwatch reads every planned run and env (no
+    errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
     plans = detection.load_plans(tmp_path)

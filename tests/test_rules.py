@@ -2145,5 +2145,6 @@ def test_a_level_held_from_its_first_replays_then_switching_graduates(tmp_path):
                               "b": E(train="0.36b1x60 0.9b1x580", train_every=81920)}, [], (), seed=1)
     got, run = run_case(case, tmp_path)
     lvl = next(e for e in run.environments if e.env_id == "lvl")
-    assert lvl.current_state == "graduated" and lvl.graduation_step < 18_000_000, (lvl.current_state, lvl.graduation_step)
+    assert lvl.current_state == "graduated" and lvl.graduation_step < 18_000_000, \
+        (lvl.current_state, lvl.graduation_step)
     assert [g for g in got if g.type == "prolonged_training"] == [], got
