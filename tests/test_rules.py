@@ -2148,3 +2148,17 @@ def test_a_level_held_from_its_first_replays_then_switching_graduates(tmp_path):
     assert lvl.current_state == "graduated" and lvl.graduation_step < 18_000_000, \
         (lvl.current_state, lvl.graduation_step)
     assert [g for g in got if g.type == "prolonged_training"] == [], got
+
+
+def test_a_burst_in_a_smoothed_series_is_read_from_its_whitened_changes(tmp_path):
+    """A return logged as an exponential moving average (alpha 0.3) of noisy iteration rewards (fifth corpus's
+    gen_ema): a burst of one-sided noise for 100 steps from step 1059. Smoothing blurs its changes into their
+    neighbours (its second differences only 1.7 x the rest's, and not white: the burst test's 2 x) and its scatter
+    into a dip — a regression that came back. Its changes whitened (x[t] - 0.78 x[t-1], the series' AR(1)
+    coefficient) are white and scatter 1.8 x the rest's: a burst, volatility, not a regression."""
+    case = Case("ema burst", {"a": E(train=_fixture_series("ema_burst_after_graduation"), train_every=1),
+                              "b": E(train="-130+20x17 210~8x1223", train_every=1)},
+                [("performance_volatility", "a", "warning", 1059, 10)], (), seed=1)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "burst"

@@ -10,7 +10,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
-from ..bursts import burst, second_differences
+from ..bursts import REFINE_GAIN, Burst, burst, second_differences
 from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
                       volatility_width)
 from ..segments import OVERDISPERSION, change_ratios, dispersion_of, widening
@@ -50,6 +50,8 @@ LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the point
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
 WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
+SMOOTHED_PHI = 0.4  # a series whose AR(1) coefficient reaches this is judged whitened too (an EMA of alpha <= 0.6) ...
+MAX_PHI = 0.95      # ... the coefficient taken at most this (a random walk's changes are already white)
 SCATTER_SHIFT = 0.7      # ... when its points' median lies within this x their root mean square of the held level
 AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root mean square moved as one: in a
 # metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
@@ -432,12 +434,26 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     k = s["min_points"]
     z_min = burst_z_min(len(steps) - g)
     b = burst(f.noise.z[g:], k, k, z_min)
+    shape, offset = f.series.values, g  # the points a burst's scatter is judged on, and where b's indices start
+    white = _white(f.series.values[g:])
+    if (b is None or b.ratio < BURST_RATIO) and not white and f.noise.kind != "binomial":
+        # smoothed noise (a trainer's exponential moving average: AR(1)) blurs a burst's changes into their
+        # neighbours and its scatter into a dip: its changes whitened show it as the raw points would
+        u = _prewhitened(f.noise.z[g:])
+        if u is not None and _white(u):
+            bw = burst(u, k, k, z_min - REFINE_GAIN)
+            if bw is not None and bw.ratio >= BURST_RATIO_WHITE:
+                # the rank statistic of either reading (whitening halves a burst's first and last changes)
+                if b is not None and b.first <= bw.last + 1 and bw.first + 1 <= b.last:
+                    bw = Burst(bw.first, bw.last, max(bw.z, b.z), bw.ratio)
+                b, white, offset = bw, True, g + 1
+                shape = np.concatenate([np.full(g + 1, np.nan), u])
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO_WHITE):
         return []
     moderate = b.ratio < BURST_RATIO
-    if moderate and not _white(f.series.values[g:]):
+    if moderate and not white:
         return []
-    a, e = g + b.first, g + b.last
+    a, e = offset + b.first, offset + b.last
     if f.noise.kind == "binomial":
         # its changes beyond what the binomial model itself makes too: a rate's lattice at its bound hardly
         # changes, and a fall away from it shows the model's full noise, which ranks as high as a burst
@@ -451,8 +467,10 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     m = max(k, e - a + 1)  # as long a calm as the burst on each side (a level it fell to shows over time)
     before = median(y[max(g, a - m): a])
     spread = float(np.sqrt(np.mean((y[a: e + 1] - before) ** 2)))  # how far its points fall from the level held
-    if moderate and abs(median(y[a: e + 1]) - before) > SCATTER_SHIFT * spread:
-        return []  # its points moved together, their noise grown with the level they fell to: a fall's
+    if moderate:
+        held = median(shape[max(offset, a - m): a])
+        if abs(median(shape[a: e + 1]) - held) > SCATTER_SHIFT * float(np.sqrt(np.mean((shape[a: e + 1] - held) ** 2))):
+            return []  # its points moved together, their noise grown with the level they fell to: a fall's
     as_one = _as_one(env, y, y[a: e + 1], before, spread)
     if not spread > s["threshold"] * width:
         # a smoothed series (SB3's 100-episode mean) shows a burst's rhythm but not its size: the other
@@ -482,6 +500,17 @@ def _as_one(env: EnvData, y: np.ndarray, inside: np.ndarray, held: float, spread
     a fall whose noise grew with the level it fell to — in a metric with no bound (a rate's burst near
     its bound swings one way, and its noise is bounded too)."""
     return bool(abs(median(inside) - held) > AS_ONE_SHIFT * spread and rate_best(env, y) is None)
+
+
+def _prewhitened(z: np.ndarray) -> np.ndarray | None:
+    """z[t] - phi z[t-1] with phi its AR(1) coefficient read from its changes' lag-1 correlation c (an AR(1)
+    series' changes correlate at -(1 - phi)/2: phi = 1 + 2c), or None where phi is under SMOOTHED_PHI (no
+    smoothing to undo). An exponential moving average of white noise is AR(1) with phi = 1 - alpha."""
+    d = np.diff(np.asarray(z, dtype=np.float64))
+    if len(d) < 3:
+        return None
+    phi = min(1.0 + 2.0 * lag1_correlation(d - float(np.mean(d))), MAX_PHI)
+    return z[1:] - phi * z[:-1] if phi >= SMOOTHED_PHI else None
 
 
 def _white(y: np.ndarray) -> bool:
