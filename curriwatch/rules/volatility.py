@@ -51,7 +51,8 @@ BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
 WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
 SMOOTHED_PHI = 0.4  # a series whose AR(1) coefficient reaches this is judged whitened too (an EMA of alpha <= 0.6) ...
-MAX_PHI = 0.95      # ... the coefficient taken at most this (a random walk's changes are already white)
+MAX_PHI = 0.95      # ... the coefficient taken at most this (a random walk's changes are already white) ...
+CHANGES_SE = 2.0    # ... where its changes' lag-1 correlation lies this many standard errors below 0
 SCATTER_SHIFT = 0.7      # ... when its points' median lies within this x their root mean square of the held level
 AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root mean square moved as one: in a
 # metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
@@ -505,12 +506,15 @@ def _as_one(env: EnvData, y: np.ndarray, inside: np.ndarray, held: float, spread
 def _prewhitened(z: np.ndarray) -> np.ndarray | None:
     """z[t] - phi z[t-1] with phi its AR(1) coefficient read from its changes' lag-1 correlation c (an AR(1)
     series' changes correlate at -(1 - phi)/2: phi = 1 + 2c), or None where phi is under SMOOTHED_PHI (no
-    smoothing to undo). An exponential moving average of white noise is AR(1) with phi = 1 - alpha."""
+    smoothing to undo) or c does not stand out of chance (CHANGES_SE standard errors of 1/sqrt(n) below 0: a
+    rolling mean's changes are uncorrelated short of its window, and its 100-episode memory is no AR(1)). An
+    exponential moving average of white noise is AR(1) with phi = 1 - alpha."""
     d = np.diff(np.asarray(z, dtype=np.float64))
     if len(d) < 3:
         return None
-    phi = min(1.0 + 2.0 * lag1_correlation(d - float(np.mean(d))), MAX_PHI)
-    return z[1:] - phi * z[:-1] if phi >= SMOOTHED_PHI else None
+    c = lag1_correlation(d - float(np.mean(d)))
+    phi = min(1.0 + 2.0 * c, MAX_PHI)
+    return z[1:] - phi * z[:-1] if phi >= SMOOTHED_PHI and c < -CHANGES_SE / np.sqrt(len(d)) else None
 
 
 def _white(y: np.ndarray) -> bool:
