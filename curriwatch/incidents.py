@@ -1,6 +1,7 @@
 """Incidents: what rules report. Firing points become incidents; cooldown merges re-firings."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -37,10 +38,14 @@ def runs_of_true(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
 
 
+_MERGED_NOTE = re.compile(r" \(one of \d+ incidents merged within the cooldown: from step -?\d+ to -?\d+\)$")
+
+
 def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
     """Merge incidents of the same (env, type) that start within `cooldown` steps of the previous
     one's end: the same problem is not re-issued. The merged incident keeps the worst severity and
-    that incident's message and evidence, and is resolved only if the last part is."""
+    that incident's message (saying it was merged, and the span it now covers) and evidence, and is resolved
+    only if the last part is."""
     out: list[Incident] = []
     for inc in sorted(incidents, key=lambda i: (i.env_id, i.type, i.first_step)):
         prev = out[-1] if out else None
@@ -53,8 +58,12 @@ def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
                 resolved = (inc if inc.last_step > prev.last_step else prev).resolved
             else:
                 resolved = inc.resolved and prev.resolved
-            out[-1] = replace(worst, first_step=prev.first_step, last_step=max(prev.last_step, inc.last_step),
-                              resolved=resolved, evidence=evidence)
+            first, last = prev.first_step, max(prev.last_step, inc.last_step)
+            # the message is the worst part's: it says so, and the span the merged incident covers
+            message = (_MERGED_NOTE.sub("", worst.message) + f" (one of {evidence['merged_incidents']} incidents "
+                       f"merged within the cooldown: from step {first} to {last})")
+            out[-1] = replace(worst, first_step=first, last_step=last, resolved=resolved, evidence=evidence,
+                              message=message)
         else:
             out.append(inc)
     return out

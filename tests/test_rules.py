@@ -284,6 +284,9 @@ def test_recovery_resolves_the_incident_and_cooldown_merges_refirings(tmp_path):
     check(case, got)
     (incident,) = got
     assert incident.resolved and incident.evidence["merged_incidents"] == 2
+    # its message is the worst part's, and says so: no span in it contradicts the incident's own
+    assert incident.message.endswith(f"(one of 2 incidents merged within the cooldown: from step "
+                                     f"{incident.first_step} to {incident.last_step})"), incident.message
     assert incident.evidence["baseline"] == pytest.approx(0.95, abs=0.03)
     (env,) = run.environments
     assert env.health_status == "warning"  # a past critical leaves a warning
