@@ -363,6 +363,7 @@ def _head(sig: dict, i0: int, i1: int, lo: int, high: float, first: int) -> tupl
     k = int(sig["segment"][lo])
     hi = min(i1 + 1, i0 + RAMP_POINTS, int(seg.bounds[int(sig["segment"][i0]) + 1]))
     low = float(ratio[i0])
+    # only the ramps' fits are compared here (their crossing, of any line, is _foot's to find)
     _, sse = _ramp(raw[lo:hi], keep[lo:hi], high, low, high)
     while k >= 1 and lo == int(seg.bounds[k]) and seg.level[k - 1] > seg.level[k]:
         start = max(first, int(seg.bounds[k - 1]), i0 - RAMP_POINTS)
