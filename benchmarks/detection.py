@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -18,7 +18,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_thirteenth.py); `--corpus fourteenth` a fourteenth one, also from the contract alone
 (benchmarks/detection_corpus_fourteenth.py); `--corpus fifteenth` a fifteenth one, also from the contract alone
 (benchmarks/detection_corpus_fifteenth.py); `--corpus sixteenth` a sixteenth one, also from the contract alone
-(benchmarks/detection_corpus_sixteenth.py); `all` prints the sixteen. The
+(benchmarks/detection_corpus_sixteenth.py); `--corpus seventeenth` a seventeenth one, also from the contract alone
+(benchmarks/detection_corpus_seventeenth.py); `all` prints the seventeen. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -513,7 +514,7 @@ def load_plans(root: Path) -> dict[str, dict]:
 def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                 "thirteenth", "fourteenth", "fifteenth", "sixteenth"):
+                 "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -543,8 +544,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_fourteenth as corpus
         elif which == "fifteenth":
             import detection_corpus_fifteenth as corpus
-        else:
+        elif which == "sixteenth":
             import detection_corpus_sixteenth as corpus
+        else:
+            import detection_corpus_seventeenth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -586,7 +589,8 @@ def print_result(result: dict) -> None:
                                                                                              "eighth", "ninth", "tenth",
                                                                                              "eleventh", "twelfth",
                                                                                              "thirteenth", "fourteenth",
-                                                                                             "fifteenth", "sixteenth") \
+                                                                                             "fifteenth", "sixteenth",
+                                                                                             "seventeenth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -619,7 +623,8 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "both", "all"), default="default",
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "both", "all"),
+                    default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
                     "benchmarks/detection_corpus_fourth.py), the fifth one (60 runs, benchmarks/detection_corpus_fifth.py), "
@@ -633,7 +638,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_thirteenth.py), the fourteenth one (60 runs, "
                     "benchmarks/detection_corpus_fourteenth.py), the fifteenth one (60 runs, "
                     "benchmarks/detection_corpus_fifteenth.py), the sixteenth one (60 runs, "
-                    "benchmarks/detection_corpus_sixteenth.py), both = default + wide, all = the sixteen")
+                    "benchmarks/detection_corpus_sixteenth.py), the seventeenth one (60 runs, "
+                    "benchmarks/detection_corpus_seventeenth.py), both = default + wide, all = the seventeen")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -643,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth", "seventh",
                                                   "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth")}.get(args.corpus,
+                                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+                                                  "seventeenth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

@@ -133,9 +133,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth"])
+                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to sixteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to seventeenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -164,8 +164,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     W&B run stepped by a `define_metric` samples axis with per-env stop thresholds in `overrides:`, integer Pong
     scores (-21..21) at steps in elapsed wall seconds, a ROLL stdout log judged on its bimodal Sokoban
     `val/{tag}/score/mean` with bare NaN rows, LLM-RL accuracies whose declared sample count changes in batch
-    regimes: every label on a planned env of a planned run, and curriwatch reads every planned run and env (no
-    errors, nothing missing, no run or env judged unknown)."""
+    regimes; seventeenth: dcd test returns evaluated on a rotating subset of level seeds, Brax-style eval-only W&B runs
+    of a few hundred points at 1e8-1e9 env steps with noise that grows as the agent learns, returns with rare
+    env-server crash points (0, the floor or a huge value), a trainer that demotes graduated envs in its logged states
+    with success rates saturating at 1.0: every label on a planned env of a planned run, and curriwatch reads every
+    planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
     plans = detection.load_plans(tmp_path)
