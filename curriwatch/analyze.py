@@ -23,7 +23,7 @@ from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .stats import median
 from .graduation import inferred_timeline, sibling_climbs
-from .levels import run_noise_reference, run_reference
+from .levels import run_noise_reference, run_rate_top, run_reference
 from .rules.regression import regression_signal
 from .timeline import (Interval, compare_with_curriculum_state, explicit_timeline, force_final_state,
                        read_curriculum_state, saved_state)
@@ -78,9 +78,11 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
                 "an aggregate of theirs, and is not judged"))
         last = _last_levels(run, holders, max_levels, profile.max_level_metric if profile else None)
         run_envs = [e for e in run_envs if e.env_id not in holders]
+        top = run_rate_top(run_envs)
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
             env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
             env.cache["last_level"] = env.env_id in last
+            env.cache["run_top"] = top
         references = run_reference(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)

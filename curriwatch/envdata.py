@@ -109,6 +109,7 @@ class EnvData:
     lessons: dict[str, Series] = field(default_factory=dict)  # lesson index series (split state), by metric
     # every step the run logged anything at (any env, metric or split), sorted: computed on first call
     run_logged_steps: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+    metric: str = ""  # the performance metric's name
 
     @property
     def performance(self) -> Series:
@@ -201,4 +202,4 @@ def iter_env_data(frame: pd.DataFrame, perf_metric_of: dict[str, str | None],
             lessons = {m: series((run, env, "state", m)) for m in lessons_of.get((run, env), ())}
             yield EnvData(run, env, train.finite(), evals.finite(), series((run, env, "state", "state")), first, last,
                           sign=sign, run_last_train_step=last_train.get(run), other_metrics=others, lessons=lessons,
-                          run_logged_steps=logged)
+                          run_logged_steps=logged, metric=metric or "")

@@ -72,10 +72,11 @@ def apply_cooldown(incidents: list[Incident], cooldown: int) -> list[Incident]:
 
 # One event, one incident: an incident of the key type is left out when one of these types on the same
 # env explains it — covers at least EXPLAINED_SHARE of its span (an env that stalls or keeps switching
-# also stays active for long; performance that swings also dips below the regression line).
+# also stays active for long; performance that swings also dips below the regression line; a trainer that
+# demotes a graduated env once it fell keeps it active at the level it fell to: no progress there is the fall).
 EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volatility"),
                 "graduated_regression": ("performance_volatility",),
-                "training_stagnation": ("performance_volatility",)}
+                "training_stagnation": ("performance_volatility", "graduated_regression")}
 EXPLAINED_SHARE = 0.5
 LOW_AFTER_SHARE = 0.25  # a standing regression low this share of its span after swings ended fell for good
 LAST_PHASE_RATIO = 4.0  # a fall at the series' end this many typical phases long (or less) after switching is

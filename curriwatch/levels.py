@@ -6,13 +6,15 @@ All values are oriented (higher is better). Computed once per env and cached on 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from .envdata import EnvData, Series
 from .incidents import runs_of_true
-from .segments import MAD_SD, Noise, Segments, build_segments, noise_model, outcome_scale, robust_sd, segment
+from .segments import (MAD_SD, Noise, Segments, build_segments, lattice_trials, noise_model, outcome_scale,
+                       robust_sd, segment)
 from .stats import centred_mean, median, trailing_median
 
 SUSTAINED_POINTS = 3  # a level counts as held when the segments keep it for this many points in a row
@@ -511,11 +513,59 @@ def joined(episodes: list[Episode]) -> list[Episode]:
 def rate_best(env: EnvData, values: np.ndarray) -> float | None:
     """The best oriented value of a rate (a metric whose values all lie in [0, 1]): 1 for a
     higher-is-better rate (success) — single episodes' sparse-reward returns, what a solved one is worth
-    (segments.outcome_scale) —, 0 for a lower-is-better one (an error rate); None otherwise."""
+    (segments.outcome_scale) —, 0 for a lower-is-better one (an error rate); None otherwise. Returns by
+    their name (see `returns_by_name`) in [0, 1] are a rate unless their values say otherwise
+    (CONTINUOUS_VALUES distinct values or more, on no 1/n lattice, no single episodes' outcomes, no counts)
+    and no env of their run comes near 1 (`run_top`, see `run_rate_top`): the mean return of a few MiniGrid
+    episodes (1 - 0.9 x steps / max steps when solved) tops out well below 1, where no success rate stops; a
+    sparse reward of 1 per success (ML-Agents' cumulative reward) is a success rate, and its run's best envs
+    show it."""
     raw = values * env.sign
     if len(raw) and raw.min() >= 0 and raw.max() <= 1:
-        return (outcome_scale(raw) or 1.0) if env.sign == 1 else 0.0
+        if env.sign == 1:
+            worth = outcome_scale(raw)
+            if worth is None and env.cache.get("run_top", 1.0) < RATE_TOP and returns_by_name(env.metric) \
+                    and len(np.unique(raw[:CONTINUOUS_VALUES * 8])) >= CONTINUOUS_VALUES \
+                    and lattice_trials(raw) is None and not _counted(env.learning):
+                return None
+            return worth or 1.0
+        return 0.0
     return None
+
+
+CONTINUOUS_VALUES = 8  # a [0, 1] series of this many distinct values or more (among its first 8 x this) ...
+RATE_TOP = 0.9  # ... on no lattice, named a return, where no env of its run holds this (a 5-point mean), is no rate
+RUN_TOP_POINTS = 5
+
+
+def _counted(series: Series) -> bool:
+    """Whether a series carries the observations behind each point (Marin's `total_count`, tinker's samples, a
+    `count_metric`): an LLM-RL reward over n samples is a rate of correct answers, on a lattice or not (tinker's
+    format penalties move it off one)."""
+    return series.counts is not None and len(series) > 0
+
+
+def run_rate_top(envs: list[EnvData]) -> float:
+    """The highest level any of a run's envs held (its learning series' best mean of RUN_TOP_POINTS points in a
+    row, oriented), or 1.0 when none has that many points: where it stays under RATE_TOP, a return in [0, 1]
+    tops out below 1 (see rate_best)."""
+    best = None
+    for env in envs:
+        v = env.learning.values
+        if len(v) >= RUN_TOP_POINTS:
+            top = float(np.max(np.convolve(v, np.full(RUN_TOP_POINTS, 1.0 / RUN_TOP_POINTS), "valid")))
+            best = top if best is None else max(best, top)
+    return 1.0 if best is None else best
+
+
+# metric names read as returns (whole words), unless they name a rate too
+RETURN_NAME = re.compile(r"(?:^|[^a-z])(returns?|rewards?|scores?)(?:$|[^a-z])", re.IGNORECASE)
+RATE_NAME = re.compile(r"success|solved|rate|acc|correct|pass|win|pct|percent|prob", re.IGNORECASE)
+
+
+def returns_by_name(metric: str) -> bool:
+    """Whether a performance metric's name reads as a return, reward or score and names no rate."""
+    return bool(RETURN_NAME.search(metric)) and not RATE_NAME.search(metric)
 
 
 def natural_zero(env: EnvData, f: Fit) -> float | None:
@@ -786,7 +836,7 @@ def _switching_in(split: str, seg: Segments, series: Series, phases: list, scale
             if _chance_lows(seg, series, phases[a: end + 1]):
                 continue
             episodes.append(_episode(split, seg, series, phases[a: end + 1], end - a,
-                                     _learned_into(levels, a, _climbed_from(levels, a) if a >= 1 else before)))
+                                     _learned_into_phase(seg, series, phases, levels, a, before)))
         k = m + 1
     return episodes
 
@@ -862,6 +912,58 @@ def _learned_into(levels: np.ndarray, a: int, before: float | None) -> bool:
         return False
     gap = levels[a] - levels[a + 1]
     return bool(before < levels[a + 1] - RETURN_TOLERANCE * gap)
+
+
+def _learned_into_phase(seg: Segments, series: Series, phases: list, levels: np.ndarray, a: int,
+                        before: float | None) -> bool:
+    """Whether phase a, the first of a switching chain, is a high phase the env learned (see _learned_into):
+    the level it climbed from lies below the chain's low one — the first phase's of a rise in stairs from
+    the series' start, else the phase before it, or at the series' start the points before it (their median;
+    or, when the chain begins within its first two phases, the lowest median of 3 of them: a rolling mean
+    that began with a previous lesson's episodes falls before it climbs); or the points just before it climb
+    into it (see _climbs_into); or it is the top of a staircase of two rises or more from the series' start
+    (sparse points of a learning rise may pass near the low level on the way)."""
+    if a + 1 >= len(levels) or not levels[a] > levels[a + 1]:
+        return False
+    gap = levels[a] - levels[a + 1]
+    if _learned_into(levels, a, _climbed_from(levels, a) if a >= 1 else before):
+        return True
+    if a <= 1 and (lowest := _lowest_before(seg, series, phases[a])) is not None \
+            and lowest < levels[a + 1] - RETURN_TOLERANCE * gap:
+        return True
+    if a == 0:
+        return _climbs_into(seg, series, phases[0], gap)
+    return a >= 2 and bool(np.all(np.diff(levels[: a + 1]) > 0))
+
+
+def _lowest_before(seg: Segments, series: Series, phase: tuple) -> float | None:
+    """The lowest median of 3 consecutive points before a phase (of all of them when fewer), or None at the
+    series' start."""
+    a = int(seg.bounds[phase[0]])
+    v = series.values[:a]
+    if not len(v):
+        return None
+    if len(v) < 3:
+        return median(v)
+    return float(np.min(np.median(np.lib.stride_tricks.sliding_window_view(v, 3), axis=1)))
+
+
+def _climbs_into(seg: Segments, series: Series, phase: tuple, gap: float) -> bool:
+    """Whether the points before a high phase that opens a chain, from the series' start (as many as the
+    phase holds, at least two), climb into it: their least-squares rise exceeds RETURN_TOLERANCE x the
+    gap to the low phase and SWITCH_Z standard errors (the phase's own point noise). A learning rise that
+    a two-level reading left out as a ramp, whose sparse points may pass near the low level on the way,
+    is no low phase: the level it climbed to is what it learned."""
+    a, b = int(seg.bounds[phase[0]]), int(seg.bounds[phase[1] + 1])
+    m = min(a, b - a)
+    if m < 2 or not gap > 0:
+        return False
+    v = series.values[a - m: a]
+    x = np.arange(m) - (m - 1) / 2
+    sxx = float(np.dot(x, x))
+    slope = float(np.dot(x, v)) / sxx
+    sd = robust_sd(np.diff(series.values[a:b]))
+    return bool(slope * (m - 1) > RETURN_TOLERANCE * gap and slope * np.sqrt(sxx) > SWITCH_Z * sd)
 
 
 def _level_before(seg: Segments, series: Series, phase: tuple) -> float | None:

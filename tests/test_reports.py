@@ -121,7 +121,9 @@ def write_run(tmp_path, envs):
 @pytest.mark.parametrize("fail_on, stagnant_code, healthy_code, critical_code", [
     ("critical", 0, 0, 1), ("warning", 1, 0, 1), ("never", 0, 0, 0)])
 def test_exit_codes_per_fail_on_level(tmp_path, fail_on, stagnant_code, healthy_code, critical_code):
-    stagnant = write_run(tmp_path / "stagnant", {"a": E(train="0.1+0.01x50 0.6~0.03x60", eval="0.5x20")})
+    # a success rate (on the 1/100 lattice: a continuous `reward` in [0, 1] topping out at 0.6 is a return, whose
+    # top is its own) stalled at 0.6
+    stagnant = write_run(tmp_path / "stagnant", {"a": E(train="0.1+0.01x50 0.6b100x60", eval="0.5x20")})
     healthy = write_run(tmp_path / "healthy", {"a": E(state="1x4 2x16", train="0.1+0.08x12 0.95~0.01x8",
                                                       eval="0.95~0.01x20")})
     critical = write_run(tmp_path / "critical", {"a": E(state="1x20 2x60", train="0.1+0.01x86 0.95~0.02x10",

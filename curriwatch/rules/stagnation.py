@@ -20,6 +20,7 @@ LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretc
 TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
                        # its threshold is not met there, so the top is a stall too
 RUN_SHARE = 0.1  # the stagnation window is at most this share of the run's span
+GRADUATED_POINTS = 10  # the level an env held once graduated: the median of this many points from graduation
 REFINE_ROUNDS = 3  # the break of the rise-then-flat fit is refitted over nearer windows up to this many times ...
 REFINE_CHI2 = 6.63  # ... each time it fits its window better by this many residual variances (chi2, 1 df, p 0.01)
 EARLY_RISE_CHI2 = 13.8  # a rise from activation the segments missed: its best break beats flat by this many (chi2, 2 df, p 0.001) ...
@@ -53,15 +54,31 @@ def training_stagnation(env: EnvData, s: dict) -> list[Incident]:
         # — unless it is the curriculum's last level, which it never advances past
         top_windows = TOP_STALL_WINDOWS if env.explicit_states and last and not graduated \
             and not env.cache.get("last_level") else None
-        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, top_windows=top_windows)
+        then = _graduated_level(env, f, env.timeline[k + 1]) if not last else None
+        out += _stagnation_in(env, f, lo, hi, scale, s, resolved_after=not last, top_windows=top_windows,
+                              graduated_at=then)
     return out
 
 
+def _graduated_level(env: EnvData, f, nxt) -> float | None:
+    """The level an env held once the interval after an active one graduated it: the median of its learning
+    series' first GRADUATED_POINTS points from there (None when it did not graduate, or has no such points)."""
+    if nxt.state != "graduated":
+        return None
+    steps = f.series.steps
+    a = int(np.searchsorted(steps, nxt.start_step, "left"))
+    b = min(int(np.searchsorted(steps, nxt.end_step, "right")), a + GRADUATED_POINTS)
+    return median(f.series.values[a:b]) if b > a else None
+
+
 def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float], s: dict,
-                   resolved_after: bool, top_windows: float | None = None) -> list[Incident]:
+                   resolved_after: bool, top_windows: float | None = None,
+                   graduated_at: float | None = None) -> list[Incident]:
     """Stagnant stretches among points lo..hi-1 of the learning series (one active interval). A flat
     stretch at the top (above STALL_SHARE of the range) is an env waiting to graduate, unless
-    `top_windows` is set and it lasted that many windows."""
+    `top_windows` is set and it lasted that many windows; so is one at the level the env held once its
+    curriculum graduated it right after (`graduated_at`, less min_delta x its gain to there): whatever its
+    siblings reach, the curriculum took that level for mastery."""
     steps, y, seg = f.series.steps, f.series.values, f.segments
     if hi - lo < s["min_points"]:
         return []
@@ -90,11 +107,14 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     if best is not None:
         # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
         # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there
-        stall_line = min(stall_line, best - (1 - STALL_SHARE))  # its whole range: best - 1 to best
+        # its whole range: best - 1 to best; 0 to best for single episodes' returns worth best when solved
+        stall_line = min(stall_line, best - (1 - STALL_SHARE) * (best if env.sign == 1 else 1.0))
     elif env.cache.get("alone") and not learned(env):
         # the run's only env never learned: nothing (no sibling, no rate's bound) makes its level a top, and a
         # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged
         stall_line = np.inf
+    if graduated_at is not None:  # about the level it graduated at (min_delta of its gain to there)
+        stall_line = min(stall_line, graduated_at - s["min_delta"] * max(graduated_at - start, 0.0))
     out, held = [], []  # held: each stall's mean level and the level it ended at (oriented)
     for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         if b - a < s["min_points"]:
@@ -230,21 +250,24 @@ def _rising(f, a: int, b: int, min_rise: float) -> bool:
         return False
     slope, se = fitted
     t = slope / se if se > 0 else np.inf * np.sign(slope)
+    keep = ~f.segments.outlier[a:b]
     x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
-    xm = x - x.mean()
-    yv = f.series.values[a:b]
+    xm = x[keep] - x[keep].mean()
+    yv = f.series.values[a:b][keep]
     raw_slope = float(np.dot(xm, yv - yv.mean())) / float(np.dot(xm, xm))
-    return bool(t > RISE_T and raw_slope * x[-1] > RISE_SHARE * min_rise)
+    return bool(t > RISE_T and raw_slope * (x[keep][-1] - x[keep][0]) > RISE_SHARE * min_rise)
 
 
 def _slope(f, a: int, b: int, min_points: int = 4) -> tuple[float, float] | None:
     """Least-squares slope of points a..b-1 on the noise scale and its standard error: the point
     noise widened by its autocorrelation, but no more than the stretch's own residuals about its
-    line show (plus LOCAL_RHO_MARGIN); None with fewer than min_points points."""
-    if b - a < min_points:
+    line show (plus LOCAL_RHO_MARGIN); None with fewer than min_points points. Outliers aside (an
+    env server's crash logs a return 40 x the range: alone it makes a flat series rise)."""
+    keep = ~f.segments.outlier[a:b]
+    if int(np.count_nonzero(keep)) < min_points:
         return None
-    x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)
-    z = f.noise.z[a:b]
+    x = (f.series.steps[a:b] - f.series.steps[a]).astype(np.float64)[keep]
+    z = f.noise.z[a:b][keep]
     xm = x - x.mean()
     sxx = float(np.dot(xm, xm))
     if not sxx > 0:
@@ -252,7 +275,7 @@ def _slope(f, a: int, b: int, min_points: int = 4) -> tuple[float, float] | None
     slope = float(np.dot(xm, z - z.mean())) / sxx
     res = z - z.mean() - slope * xm
     rho = min(f.segments.rho, max(lag1_correlation(res), 0.0) + LOCAL_RHO_MARGIN)
-    sigma = median(f.noise.sigma[a:b]) * np.sqrt((1 + rho) / (1 - rho) ** 2)
+    sigma = median(f.noise.sigma[a:b][keep]) * np.sqrt((1 + rho) / (1 - rho) ** 2)
     return slope, sigma / np.sqrt(sxx)
 
 
