@@ -1097,12 +1097,14 @@ def test_a_rolling_mean_of_outliers_holds_no_moderate_burst(tmp_path, monkeypatc
     """SB3's `ep_rew_mean` (third corpus, healthy) over episodes with 3 % outliers: each outlier moves the
     100-episode mean as it enters and again as it leaves, and the changes of such a smoothed series are not
     white (their lag-1 correlation is near 0, not -0.5), so a stretch's ranks reach the bar with a ratio
-    under 2 by chance; only white noise lets a ratio under 2 count."""
+    under 2 by chance; only white noise lets a ratio under 2 count (over a stretch short enough: see
+    test_a_drifting_noise_level_is_no_burst)."""
     case = Case("rolling mean of outliers", {"a": E(train=_fixture_series("sb3_acrobot_contaminated_rolling_mean"),
                                                     train_every=2048, start=2048)}, [], ("performance_volatility",))
     got, _run = run_case(case, tmp_path)
     assert got == []
     monkeypatch.setattr(volatility, "_white", lambda y: True)
+    monkeypatch.setattr(volatility, "DRIFT_SHARE", 1.0)
     got, _run = run_case(case, tmp_path / "white")
     assert [i.evidence["kind"] for i in got] == ["burst"], got
 
@@ -2288,5 +2290,32 @@ def test_a_demoted_env_at_the_level_it_fell_to_has_not_stalled_too(tmp_path):
                 [("graduated_regression", "a", "critical", 200, 2), ("unexpected_transition", "a", "warning", 280, 0)],
                 ("graduated_regression", "training_stagnation", "unexpected_transition"),
                 config={"performance_metric": "success"}, metric="success")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_a_burst_found_by_its_ranks_is_dated_from_its_first_point_off_the_level(tmp_path):
+    """Fifteenth corpus seed 3's swimmer (returns in Laplace noise, evaluated at wall-clock slots): after holding
+    ~440 it scatters below it from step ~415,000. The rank scan's ends split its changes' sizes where they grow —
+    a few calm evals before the first one far off (25,000 steps early, 6 eval slots): the burst is dated from its
+    first point off the level held before it (by `threshold` x the range and 4 noise sds), as a burst read from
+    its points is."""
+    evals, train = _fixture_lines("rr_burst_dated_by_its_first_point_off")
+    case = Case("burst", {"swimmer": E(train=train, eval="_x3 " + evals, train_every=1000, eval_every=1000,
+                                       start=145000)},
+                [("performance_volatility", "swimmer", "warning", 415000, 4000)], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "burst"
+
+
+
+def test_a_drifting_noise_level_is_no_burst(tmp_path):
+    """Eighteenth corpus's long_drift: 7,000 points in Student t noise whose level drifts slowly over the run (x0.67
+    to x1.75). A stretch of 2,600 points where it runs high ranks above the rest, its changes 1.9 x the rest's —
+    over the bar for white noise —, and read as a burst. A stretch of over a quarter of the series after
+    graduation whose changes grew less than 2 x is the noise level drifting, not a burst."""
+    case = Case("drift", {"a": E(train=_fixture_series("long_drift_noise_level"), train_every=1000, start=1000)}, [],
+                ("performance_volatility",))
     got, _run = run_case(case, tmp_path)
     check(case, got)

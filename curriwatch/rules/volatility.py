@@ -50,6 +50,7 @@ LONG_SERIES = 8000  # ... and in between, a bar rising with the log of the point
 BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
 WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
+DRIFT_SHARE = 0.25  # ... unless it spans over this share of the points after graduation (a noise level drifting)
 SMOOTHED_PHI = 0.4  # a series whose AR(1) coefficient reaches this is judged whitened too (an EMA of alpha <= 0.6) ...
 MAX_PHI = 0.95      # ... the coefficient taken at most this (a random walk's changes are already white) ...
 CHANGES_SE = 2.0    # ... where its changes' lag-1 correlation lies this many standard errors below 0
@@ -58,6 +59,7 @@ AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root
 # metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
+ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or more on one side of it
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
@@ -452,9 +454,9 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO_WHITE):
         return []
     moderate = b.ratio < BURST_RATIO
-    if moderate and not white:
-        return []
     a, e = offset + b.first, offset + b.last
+    if moderate and (not white or e - a + 1 > DRIFT_SHARE * (len(steps) - g)):
+        return []  # (a quarter of the series or more whose changes grew less than 2 x: its noise level drifting)
     if f.noise.kind == "binomial":
         # its changes beyond what the binomial model itself makes too: a rate's lattice at its bound hardly
         # changes, and a fall away from it shows the model's full noise, which ranks as high as a burst
@@ -490,9 +492,22 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
         model = np.max(f.noise.raw_sd(np.array([before, median(y[a: e + 1])])))
         if not spread > s["noise_factor"] * model:
             return []
-    return [{"kind": "burst", "split": split, "first_step": int(steps[a]), "last_step": int(steps[e]),
-             "ratio": b.ratio, "z": b.z, "spread": spread, "series_last_step": int(steps[-1]), "weight": 0,
-             "as_one": as_one}]
+    return [{"kind": "burst", "split": split, "first_step": int(steps[_first_off(f, y, a, e, before)]),
+             "last_step": int(steps[e]), "ratio": b.ratio, "z": b.z, "spread": spread,
+             "series_last_step": int(steps[-1]), "weight": 0, "as_one": as_one}]
+
+
+def _first_off(f, y: np.ndarray, a: int, e: int, before: float) -> int:
+    """Where a burst found by its ranks (points a..e) began: when its points off the level held before it (by
+    over SCATTER_NOISE noise sds there) lie on one side of it (ONE_SIDED of them or more: scatter below a level
+    a policy held), its first such point — the scan's ends split the changes' sizes where they grow, a few calm
+    points before the first one far off; else a (noise that grew on both sides of the level begins where its
+    sizes grew)."""
+    inside = y[a: e + 1] - before
+    off = np.flatnonzero(np.abs(inside) > SCATTER_NOISE * float(np.max(np.atleast_1d(f.noise.raw_sd(before)))))
+    if not len(off) or max(np.mean(inside[off] < 0), np.mean(inside[off] > 0)) < ONE_SIDED:
+        return a
+    return a + int(off[0])
 
 
 def _as_one(env: EnvData, y: np.ndarray, inside: np.ndarray, held: float, spread: float) -> bool:
