@@ -133,9 +133,10 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth"])
+                                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+                                  "eighteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to seventeenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to eighteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -167,7 +168,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     regimes; seventeenth: dcd test returns evaluated on a rotating subset of level seeds, Brax-style eval-only W&B runs
     of a few hundred points at 1e8-1e9 env steps with noise that grows as the agent learns, returns with rare
     env-server crash points (0, the floor or a huge value), a trainer that demotes graduated envs in its logged states
-    with success rates saturating at 1.0: every label on a planned env of a planned run, and curriwatch reads every
+    with success rates saturating at 1.0; eighteenth: seed replicas `{task}_s{k}` of D4RL-style normalized scores in
+    one W&B run with doubling-then-regular evals, two DDP ranks writing the same tags into two event files of one
+    folder, log-likelihoods with states as words logged only at transitions, 5,000-9,000-point runs with drifting
+    Student-t noise, NaN points and a resume rewriting a span in a second event file: every label on a planned env
+    of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
