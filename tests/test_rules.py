@@ -2319,3 +2319,14 @@ def test_a_drifting_noise_level_is_no_burst(tmp_path):
                 ("performance_volatility",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_far_points_bunched_where_a_drifting_noise_runs_high_are_no_burst(tmp_path):
+    """Eighteenth corpus's long_drift (dodgeball, healthy): Student t noise (5 df) whose level drifts slowly (x0.65 to
+    x1.79). Where it runs high, points 4 noise sds off the held level come often: five within 16 points were a burst
+    by the rate of such points over the whole series since graduation, which the quiet stretches keep low. Taken
+    also over the group's neighbourhood (10 x its span, at least 200 points, either side), they are chance."""
+    case = Case("drift", {"a": E(train=_fixture_series("long_drift_far_points_bunch"), train_every=1000, start=1000)},
+                [], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)

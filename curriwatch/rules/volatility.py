@@ -63,7 +63,9 @@ ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
-                       # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound)
+                       # 5 sds and half the gain finds more groups in heavy-tailed noise: a stricter bound) ...
+NEARBY_SPAN = 10  # ... at the rate of points that far off since graduation, or over this x the group's span either
+NEARBY_POINTS = 200  # side (at least this many points) where more: a noise level that drifts bunches them where high
 REST_CHANGES = 10  # a rate widened for overdispersion is judged against its model where this many changes after
                    # graduation outside the group fit that model
 SUSTAINED = ("switching", "oscillation")
@@ -319,6 +321,11 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
         if not len(rest) or not median(inside) >= BURST_RATIO * calm:
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
+        # ... or nearby, where more (a noise level that drifts makes far points bunch where it runs high)
+        reach = max(NEARBY_SPAN * (b - a + 1), NEARBY_POINTS)
+        lo, hi = max(first, a - reach), min(len(raw), b + reach + 1)
+        near = int(np.count_nonzero((idx >= lo) & (idx < hi))) - len(g)
+        rate = max(rate, (near + 1) / max(hi - lo - len(g), 1))
         if _group_by_chance(g, n_after, rate, SCATTER_CHANCE) \
                 or _chain_by_chance(len(g), n_after, rate, s["dip_points"], SCATTER_CHANCE):
             continue  # the env's other points that far off (heavy-tailed noise) make such a group now and then
