@@ -728,15 +728,21 @@ def _ramps(z: np.ndarray, bounds: list[int], gap: float, sd: float) -> np.ndarra
     up in."""
     out = np.zeros(len(z), bool)
     for a, b in zip(bounds[:-1], bounds[1:]):
-        m = b - a
-        if m < 4:
-            continue
-        x = np.arange(m) - (m - 1) / 2
-        sxx = float(np.dot(x, x))
-        slope = float(np.dot(x, z[a:b])) / sxx
-        if abs(slope) * (m - 1) > RETURN_TOLERANCE * gap and abs(slope) * np.sqrt(sxx) > SWITCH_Z * sd:
+        if b - a >= 4 and _trend(z[a:b], gap, sd):
             out[a:b] = True
     return out
+
+
+def _trend(v: np.ndarray, gap: float, sd: float) -> int:
+    """+1 (-1) where evenly spaced points climb (fall) across RETURN_TOLERANCE x `gap` by their least-squares
+    line, beyond SWITCH_Z standard errors of points of noise sd `sd`; else 0."""
+    m = len(v)
+    x = np.arange(m) - (m - 1) / 2
+    sxx = float(np.dot(x, x))
+    slope = float(np.dot(x, v)) / sxx
+    if abs(slope) * (m - 1) > RETURN_TOLERANCE * gap and abs(slope) * np.sqrt(sxx) > SWITCH_Z * sd:
+        return 1 if slope > 0 else -1
+    return 0
 
 
 def _carried(state: np.ndarray) -> np.ndarray:
@@ -958,12 +964,7 @@ def _climbs_into(seg: Segments, series: Series, phase: tuple, gap: float) -> boo
     m = min(a, b - a)
     if m < 2 or not gap > 0:
         return False
-    v = series.values[a - m: a]
-    x = np.arange(m) - (m - 1) / 2
-    sxx = float(np.dot(x, x))
-    slope = float(np.dot(x, v)) / sxx
-    sd = robust_sd(np.diff(series.values[a:b]))
-    return bool(slope * (m - 1) > RETURN_TOLERANCE * gap and slope * np.sqrt(sxx) > SWITCH_Z * sd)
+    return _trend(series.values[a - m: a], gap, robust_sd(np.diff(series.values[a:b]))) > 0
 
 
 def _level_before(seg: Segments, series: Series, phase: tuple) -> float | None:
