@@ -2321,6 +2321,18 @@ def test_a_drifting_noise_level_is_no_burst(tmp_path):
     check(case, got)
 
 
+def test_noise_that_fades_in_and_out_over_a_long_stretch_is_no_burst(tmp_path):
+    """Eighteenth corpus's long_drift (bossfight, healthy): Student t noise whose level drifts slowly (x0.66 to x1.43)
+    over 6,800 points. The rank scan found a stretch of ~1,600 points where it ran high, its changes 1.7 x the
+    rest's, white noise: a burst under a quarter of the series. Its first and last quarters change no more than
+    the points just outside it (1.2 x and 0.8 x): the noise level came and went gradually — a drift, not a burst,
+    which shows where its noise grew or settled (long bursts elsewhere: 2.3 x or more at one end)."""
+    case = Case("drift", {"a": E(train=_fixture_series("long_drift_faded_noise"), train_every=4000, start=4000)}, [],
+                ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 def test_far_points_bunched_where_a_drifting_noise_runs_high_are_no_burst(tmp_path):
     """Eighteenth corpus's long_drift (dodgeball, healthy): Student t noise (5 df) whose level drifts slowly (x0.65 to
     x1.79). Where it runs high, points 4 noise sds off the held level come often: five within 16 points were a burst

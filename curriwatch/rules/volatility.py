@@ -51,6 +51,8 @@ BURST_RATIO = 2.0  # ... its median change this x the rest's ...
 BURST_RATIO_WHITE = 1.6  # ... or this x, in a series whose noise is white (its changes' lag-1 correlation
 WHITE_CORR = -0.3        # below this; white noise: -0.5, a rolling mean's or a wandering noise's: about 0)
 DRIFT_SHARE = 0.25  # ... unless it spans over this share of the points after graduation (a noise level drifting)
+DRIFT_EDGE_POINTS = 100  # a burst whose quarters at either end hold this many points or more, its changes there under
+                         # BURST_RATIO x those as many points just outside it at both ends, faded in and out: drift
 SMOOTHED_PHI = 0.4  # a series whose AR(1) coefficient reaches this is judged whitened too (an EMA of alpha <= 0.6) ...
 MAX_PHI = 0.95      # ... the coefficient taken at most this (a random walk's changes are already white) ...
 CHANGES_SE = 2.0    # ... where its changes' lag-1 correlation lies this many standard errors below 0
@@ -460,6 +462,8 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
                 shape = np.concatenate([np.full(g + 1, np.nan), u])
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO_WHITE):
         return []
+    if _faded(f.noise.z[g:] if offset == g else shape[offset:], b, k):
+        return []
     moderate = b.ratio < BURST_RATIO
     a, e = offset + b.first, offset + b.last
     if moderate and (not white or e - a + 1 > DRIFT_SHARE * (len(steps) - g)):
@@ -502,6 +506,25 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     return [{"kind": "burst", "split": split, "first_step": int(steps[_first_off(f, y, a, e, before)]),
              "last_step": int(steps[e]), "ratio": b.ratio, "z": b.z, "spread": spread,
              "series_last_step": int(steps[-1]), "weight": 0, "as_one": as_one}]
+
+
+def _faded(z: np.ndarray, b: Burst, k: int) -> bool:
+    """Whether a long burst (points b.first..b.last of z) came and went gradually: its changes over the first
+    and the last quarter of it (DRIFT_EDGE_POINTS or more each) are under BURST_RATIO x those over as many
+    points just outside it (at least k), at both ends. Noise that grows abruptly (an unstable update, a bad
+    batch of levels) shows at one end at least; a noise level that drifts over thousands of points leaves
+    no edge where the scan set one (eighteenth corpus long_drift: stretches 1,000-2,000 points long whose
+    ends are 0.8-1.6 x the changes beside them; long bursts elsewhere, 2.3 x or more at one end)."""
+    m = (b.last - b.first + 1) // 4
+    if m < DRIFT_EDGE_POINTS:
+        return False
+    size = lambda lo, hi: median(second_differences(z[max(lo, 0): max(hi, 0)])) if hi - lo >= 3 else np.nan
+    ends = ((size(b.first, b.first + m), size(b.first - m, b.first)),
+            (size(b.last + 1 - m, b.last + 1), size(b.last + 1, min(b.last + 1 + m, len(z)))))
+    for inside, outside in ends:
+        if min(b.first, len(z) - 1 - b.last) < k or not (outside > 0) or not inside < BURST_RATIO * outside:
+            return False
+    return True
 
 
 def _first_off(f, y: np.ndarray, a: int, e: int, before: float) -> int:
