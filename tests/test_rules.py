@@ -2294,6 +2294,21 @@ def test_a_demoted_env_at_the_level_it_fell_to_has_not_stalled_too(tmp_path):
     check(case, got)
 
 
+def test_a_burst_read_from_its_points_in_white_noise_needs_the_white_ratio(tmp_path):
+    """Eighteenth corpus seed 1's humanoid-stand_s0 (a normalized score, gaussian noise): after holding ~92 it
+    scatters for 20 points from ~735,000 (6 of 15 points far off the level, down to 18), then settles. Its changes
+    there are 1.9 x the rest's: under the 2 x a burst read from its points needed, it was a regression. In white
+    noise (changes' lag-1 correlation under -0.3) each point's changes are independent, and 1.6 x stands out, as
+    for a burst found by its ranks; a fall moves its points together (about 1 x)."""
+    case = Case("burst", {"a": E(train=_fixture_series("replica_burst_in_white_noise"), train_every=2048,
+                                 start=2048)},
+                [("performance_volatility", "a", "warning", 741376, 4096)],
+                ("performance_volatility", "graduated_regression"))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "burst"
+
+
 def test_a_burst_found_by_its_ranks_is_dated_from_its_first_point_off_the_level(tmp_path):
     """Fifteenth corpus seed 3's swimmer (returns in Laplace noise, evaluated at wall-clock slots): after holding
     ~440 it scatters below it from step ~415,000. The rank scan's ends split its changes' sizes where they grow —

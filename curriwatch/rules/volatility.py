@@ -279,7 +279,7 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     """A burst read from its points rather than their ranks: after graduation, SCATTER_POINTS or more points
     each SCATTER_NOISE noise sds and `threshold` x the range off the held level (above or below), each within
     `dip_points` of the last, whose changes between neighbours (on the noise model's scale) are BURST_RATIO x
-    the rest's (a fall or a level shift moves its points together, a burst scatters them), with the median
+    the rest's (BURST_RATIO_WHITE x in white noise) (a fall or a level shift moves its points together, a burst scatters them), with the median
     of the `min_points` points after it back in the held zone, unless the env's other points that far off
     make such a group likely by chance. A rank scan weighs each large change no more than the top of the
     noise: a burst of twenty evals in a few hundred ranks too little, though every other point of it lies far
@@ -309,6 +309,8 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
     n_after = int(np.count_nonzero(after))
     change = np.abs(np.diff(noise.z))  # on the noise's own scale: a rate that fell is noisier there
     first = int(np.argmax(after))
+    # white noise's changes are independent: a smaller excess stands out there, as for a rank-found burst
+    ratio = BURST_RATIO_WHITE if _white(value[first:]) else BURST_RATIO
     out = []
     for g in _near_groups(idx, s["dip_points"]):
         a, b = int(g[0]), int(g[-1])
@@ -320,7 +322,7 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
         # the rest's changes, never below what the noise model makes of a change (a rate's lattice at its bound
         # hardly changes at all: a fall away from it shows the model's full noise)
         calm = max(median(rest), MEDIAN_ABS_CHANGE * median(np.asarray(noise.sigma, dtype=np.float64)) / widened)
-        if not len(rest) or not median(inside) >= BURST_RATIO * calm:
+        if not len(rest) or not median(inside) >= ratio * calm:
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
         # ... or nearby, where more (a noise level that drifts makes far points bunch where it runs high)
