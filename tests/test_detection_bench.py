@@ -134,9 +134,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-                                  "eighteenth"])
+                                  "eighteenth", "nineteenth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to eighteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to nineteenth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -171,8 +171,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     with success rates saturating at 1.0; eighteenth: seed replicas `{task}_s{k}` of D4RL-style normalized scores in
     one W&B run with doubling-then-regular evals, two DDP ranks writing the same tags into two event files of one
     folder, log-likelihoods with states as words logged only at transitions, 5,000-9,000-point runs with drifting
-    Student-t noise, NaN points and a resume rewriting a span in a second event file: every label on a planned env
-    of a planned run, and curriwatch reads every
+    Student-t noise, NaN points and a resume rewriting a span in a second event file; nineteenth: EfficientZero-style
+    test results written late into the event file at the step their test began (behind train rows of later steps),
+    garage MTSAC per-task Meta-World success rates under a user profile with per-task ceilings and per-run, per-env
+    `stop_threshold` overrides, reward hacking (a proxy train score rising while the gold eval score of the same name
+    falls) with a stderr series beside it, a Population-Based-Training population whose exploits jump members'
+    curves up and down: every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
     labels = corpus.build(tmp_path, corpus.SMALL_RUNS, 3)
