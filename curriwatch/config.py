@@ -67,7 +67,8 @@ SPEC: dict = {
                               nullable=True),
     "profile": Key((str,), None, "profile for every run instead of auto-detection", nullable=True),
     "graduation": {
-        "stop_threshold": _num(None, "absolute smoothed performance needed to graduate (inferred states); "
+        "stop_threshold": _num(None, "the trainer's own graduation line (inferred states), in the metric's units: "
+                               "the env graduates once its level and smoothed performance reach it and it plateaus; "
                                "default none: 90 % of the env's gain (on its run's shared scale), then a plateau", nullable=True),
         "plateau_window": _num(50, "span of the plateau test in the trainer's units: rollouts where the log "
                                "carries counts, else steps, then at most 5 % of the run's span (held for at least 3 points, "

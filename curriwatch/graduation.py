@@ -5,8 +5,8 @@ curve has reached GRADUATION_SHARE of its gain (from its start to its top, widen
 scale when its siblings measure on one) and then held at least HOLD_SHARE of it for `plateau_window`
 (in the trainer's units: rollouts when the log counts them, else steps; at least HOLD_POINTS points),
 outside any stretch where it switches between levels; the graduation step is the end of that window. The gain must stand out of the noise (or its start and top levels out of their standard errors). With `stop_threshold` set (the
-trainer's own absolute threshold, in the metric's units) the EMA-smoothed performance must also have
-reached it. A curriculum's own evidence (training stopped while evals went on) and a trainer's saved
+trainer's own absolute threshold, in the metric's units) that is the line instead: the segmented level and
+the EMA-smoothed performance must reach it (a task whose ceiling lies far below its siblings' graduates there). A curriculum's own evidence (training stopped while evals went on) and a trainer's saved
 state file win over inference (see analyze.py).
 """
 from __future__ import annotations
@@ -120,11 +120,16 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
     if best is not None:
         line = max(line, lo + RATE_SHARE * (best - lo))
     hold = lo + HOLD_SHARE * gain
+    rise_from = lo + RISE_FROM * gain
+    if graduation["stop_threshold"] is not None:
+        # the trainer's own line (Marin: its smoothed success ratio >= stop_threshold, and plateaued) replaces the
+        # inferred one: a task whose ceiling lies far below its siblings' graduates there, as its trainer says
+        line = env.sign * graduation["stop_threshold"]
+        hold = min(hold, line)
+        rise_from = min(rise_from, lo + RISE_FROM * (line - lo))
     high = level >= line
     if graduation["stop_threshold"] is not None:
-        ema = _ema(values, graduation["ema_alpha"])
-        high &= ema >= env.sign * graduation["stop_threshold"]
-        hold = min(hold, env.sign * graduation["stop_threshold"])
+        high &= _ema(values, graduation["ema_alpha"]) >= line
     units = units_of(f.series.steps, f.series.counts)
     graduation = {**graduation, "plateau_window": _plateau_window(env, f, graduation)}
     below = np.flatnonzero((level < hold) & ~f.segments.outlier)
@@ -137,8 +142,12 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
     sums = None
     for i in np.flatnonzero(high & np.concatenate([[True], ~high[:-1]])).tolist():
         k = below[np.searchsorted(below, i)] if np.searchsorted(below, i) < len(below) else n
-        if any(a <= steps[i] <= b for a, b in switching):
-            continue
+        inside = [b for a, b in switching if a <= steps[i] <= b]
+        if inside:
+            # a hold that began while the env switched is judged from where the switching ended, if it still holds
+            i = int(np.searchsorted(steps, max(inside), "right"))
+            if i >= k or not high[i] or any(a <= steps[i] <= b for a, b in switching):
+                continue
         # the trainer decides once the level has been held for plateau_window (its units) and has
         # stopped rising: the first such point while it holds
         j = int(np.searchsorted(units, units[i] + graduation["plateau_window"], "left"))
@@ -147,11 +156,11 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
             continue
         if sums is None:
             sums = window_sums(units - units[0], values.astype(np.float64))
-        climb = _climb(units, level, i, lo + RISE_FROM * gain, line, noise * f.segments.wander, plateau_points)
+        climb = _climb(units, level, i, rise_from, line, noise * f.segments.wander, plateau_points)
         if hold_rises:
             if not np.isfinite(climb[0]):
                 continue
-            j = max(j, int(np.searchsorted(units, units[i] + hold_rises * (line - lo - RISE_FROM * gain) / climb[0])))
+            j = max(j, int(np.searchsorted(units, units[i] + hold_rises * (line - rise_from) / climb[0])))
             if j >= k:
                 continue
         a, size = j, 64
@@ -238,7 +247,7 @@ def _climb(units: np.ndarray, level: np.ndarray, i: int, start: float, line: flo
     low = np.flatnonzero(level[:i] < start)
     r = int(low[-1]) + 1 if len(low) else 0
     span = units[i] - units[r]
-    if span <= 0 or i <= r:
+    if span <= 0 or i <= r or not line > start:  # (a trainer's line at or below where the rise is measured from)
         return np.inf, plateau_points
     pace = (line - start) / span
     # a least-squares slope over m evenly spaced points dt apart has se = sd * sqrt(12 / m) / (m dt)

@@ -2357,3 +2357,43 @@ def test_far_points_bunched_where_a_drifting_noise_runs_high_are_no_burst(tmp_pa
                 [], ("performance_volatility",))
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+# A Meta-World-style task whose ceiling lies far below its siblings' (peg-insert near 0.25 beside tasks at 0.95),
+# with its trainer's own per-task threshold given as an override: it graduates once its smoothed rate reaches that
+# threshold and plateaus (Marin's rule: success ratio >= stop_threshold, and plateaued), whatever share of the
+# siblings' scale it is — no stall, no prolonged training — and a fall from the level it then held is its
+# regression (nineteenth corpus mt_tasks: 34 false stalls in seeds 1-3 while the override only gated graduation).
+LOW_CEILING = {"reach": E(train="0.05+0.05x18 0.95~0.015x282"), "push": E(train="0.05+0.04x20 0.85~0.015x280")}
+THRESHOLD = {"overrides": [{"env": "peg", "graduation": {"stop_threshold": 0.2}}]}
+
+
+@pytest.mark.parametrize("case", [
+    Case("a low ceiling graduated at the trainer's threshold", LOW_CEILING | {"peg": E(train="0.05+0.01x20 0.25~0.01x280")},
+         [], ("training_stagnation", "prolonged_training", "graduated_regression"), THRESHOLD),
+    Case("a low ceiling's fall after its trainer's threshold", LOW_CEILING | {"peg": E(
+        train="0.05+0.01x20 0.25~0.01x180 0.08~0.01x100")},
+         [("graduated_regression", "peg", "critical", 2000, 60)], ("training_stagnation", "prolonged_training",
+                                                                 "graduated_regression"), THRESHOLD),
+], ids=lambda c: c.name)
+def test_a_per_env_stop_threshold_is_the_trainers_graduation_line(case, tmp_path):
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_a_fall_of_the_judged_evals_before_a_late_inferred_graduation_is_a_regression(tmp_path):
+    """Reward hacking (nineteenth corpus reward_hacking): a proxy reward model's train score rises to ~0.72 and holds,
+    then climbs again to 0.80 as the policy learns to game it, while the gold eval accuracy of the same name falls
+    from 0.68 to 0.32. Graduation is inferred where training's level plateaus above 90 % of its gain — at its
+    second plateau, after the evals fell — and the level held from there was the fallen one: `healthy`. The
+    level the env held once it had learned is counted from where training reached the hold line (80 % of its
+    gain) and stayed there up to its inferred graduation: the evals' fall is the regression, dated where it
+    happened, and its message says it came before the inferred graduation."""
+    case = Case("reward hacking", {"a": E(train="0.15+0.03x19 0.72~0.01x70 0.72+0.008x10 0.80~0.01x40",
+                                          eval="0.1+0.06x10 0.68~0.02x35 0.32~0.02x25", eval_every=20)},
+                [("graduated_regression", "a", "critical", 900, 50)],
+                ("graduated_regression", "performance_volatility", "training_stagnation"),
+                config={"performance_metric": "score"}, metric="score")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["steps_after_graduation"] < 0 and "before its inferred graduation" in got[0].message

@@ -53,11 +53,12 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     gi = int(np.searchsorted(perf.steps, g, "left"))
     if gi >= len(perf):
         return None
+    learn = fit(env, "learning")
+    gi = _learned_by(env, learn, f, gi)
     seg = _with_hidden_fall(f, gi, s)
     held = held_level(seg, gi, s["baseline_window"])
     if held is None:
         return None
-    learn = fit(env, "learning")
     if gi >= 2:
         start = start_level(f, gi)
         if learn is not f and len(learn.series) and learn.series.steps[0] < perf.steps[0]:
@@ -91,7 +92,8 @@ def regression_signal(env: EnvData, s: dict, split: str | None = None) -> dict |
     reached = np.flatnonzero((idx >= max(gi - 1, 0)) & (kept >= zone) & ~seg.outlier)
     first = max(gi, int(reached[0])) if len(reached) else len(perf)
     out = {
-        "graduation_step": g, "baseline": held, "start": start, "gain": gain, "series": split,
+        "graduation_step": g, "held_from": int(perf.steps[gi]), "baseline": held, "start": start, "gain": gain,
+        "series": split,
         "steps": perf.steps, "raw": raw, "ratio": kept, "level": level, "after": idx >= first,
         "outlier": seg.outlier, "segment": seg.index_of(), "segments": seg,
     }
@@ -184,6 +186,33 @@ def _lowest_stretch(z: np.ndarray, w: np.ndarray, lmin: int) -> tuple[int, int, 
     g = np.where((length >= lmin) & (length <= n // 2), gains(np.clip(a, 0, n), np.clip(b, 0, n)), -np.inf)
     i, j = np.unravel_index(int(np.argmax(g)), g.shape)
     return int(a[i, 0]), int(b[0, j]), float(g[i, j])
+
+
+def _learned_by(env: EnvData, learn, f, gi: int) -> int:
+    """Where the judged series `f` begins to count for an inferred graduation at its point gi: where the learning
+    series (another one: train beside judged evals) last reached the hold line (graduation.HOLD_SHARE of its
+    gain, a trainer's threshold where lower) and stayed there, at or above it, up to graduation, when earlier.
+    Graduation comes where the learning series' level, not the judged one's, has plateaued: a proxy reward that
+    climbs again (reward hacking) dates it after the gold eval fell, and the level the env held once it had learned
+    — its evals before the fall — would be lost (its baseline read from the level it fell to). With logged states
+    the trainer's date stands."""
+    if learn is f or env.explicit_states or (scale := env_scale(env)) is None:
+        return gi
+    from ..graduation import HOLD_SHARE
+
+    lo, hi = scale
+    hold = lo + HOLD_SHARE * (hi - lo)
+    threshold = (env.settings.get("graduation") or {}).get("stop_threshold")
+    if threshold is not None:
+        hold = min(hold, env.sign * threshold)
+    steps = learn.series.steps
+    li = int(np.searchsorted(steps, env.graduation_step, "left"))
+    level, out = learn.segments.fit(), learn.segments.outlier
+    low = np.flatnonzero((level[:li] < hold) & ~out[:li])
+    first = int(low[-1]) + 1 if len(low) else 0
+    if first >= li:
+        return gi
+    return min(gi, int(np.searchsorted(f.series.steps, steps[first], "left")))
 
 
 def held_zone(s: dict) -> float:
@@ -493,13 +522,15 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
         onset = int(sig["steps"][_crossed(sig, i0, i1, s["regression_threshold"])])
         onset = _denser_onset(env, s, sig, onset)
         since = onset - sig["graduation_step"]
-        rapid = since <= s["rapid_regression_window"]
+        rapid = 0 <= since <= s["rapid_regression_window"]
         current = float(sig["level"][-1])
         out.append(Incident(
             "graduated_regression", env.env_id, severity, onset, int(sig["steps"][i1]), span["resolved"],
             f"graduated at step {sig['graduation_step']} and held {sig['series']} performance "
             f"{show(sig['baseline']):.4g} (from {show(sig['start']):.4g}); fell to {show(sig['level'][low]):.4g}, "
-            f"keeping {share:.0%} of the gain" + (f", {since} steps after graduating" if rapid else ""),
+            f"keeping {share:.0%} of the gain" + (f", {since} steps after graduating" if rapid else "")
+            + (f", {-since} steps before its inferred graduation (training had been at its graduation level since "
+               f"step {sig['held_from']})" if since < 0 else ""),
             {"series": sig["series"], "graduation_step": sig["graduation_step"],
              "baseline": round(show(sig["baseline"]), 6), "start_level": round(show(sig["start"]), 6),
              "lowest_value": round(show(float(sig["level"][low])), 6), "lowest_step": int(sig["steps"][low]),
