@@ -2397,3 +2397,20 @@ def test_a_fall_of_the_judged_evals_before_a_late_inferred_graduation_is_a_regre
     got, _run = run_case(case, tmp_path)
     check(case, got)
     assert got[0].evidence["steps_after_graduation"] < 0 and "before its inferred graduation" in got[0].message
+
+
+def test_a_hold_that_began_while_the_env_switched_graduates_once_the_switching_ends(tmp_path):
+    """Sixteenth corpus cg_speedup with the trainer's threshold as its line: an env that rises straight into
+    switching (dated from its activation) above that line, then holds its top. Every point is above the line, so its
+    one hold began inside the switching and was skipped: never graduated, `prolonged_training`. The hold is judged
+    from where the switching ended, and the env graduates there."""
+    case = Case("switching then a hold",
+                {"a": E(train="0.05+0.3x2 0.9~0.01x8 0.65~0.01x8 0.9~0.01x8 0.65~0.01x8 0.9~0.01x8 0.65~0.01x8 "
+                              "0.9~0.01x250"),
+                 "b": E(train="0.05+0.1x9 0.95~0.01x300")},
+                [], ("prolonged_training", "training_stagnation"),
+                {"overrides": [{"env": "a", "graduation": {"stop_threshold": 0.6}}]})
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    env = next(e for e in run.environments if e.env_id == "a")
+    assert env.current_state == "graduated" and 470 <= env.graduation_step <= 700
