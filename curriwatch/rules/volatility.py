@@ -279,7 +279,7 @@ def _scatter(env: EnvData, sig: dict, s: dict) -> list[dict]:
     """A burst read from its points rather than their ranks: after graduation, SCATTER_POINTS or more points
     each SCATTER_NOISE noise sds and `threshold` x the range off the held level (above or below), each within
     `dip_points` of the last, whose changes between neighbours (on the noise model's scale) are BURST_RATIO x
-    the rest's (BURST_RATIO_WHITE x in white noise) (a fall or a level shift moves its points together, a burst scatters them), with the median
+    the rest's, BURST_RATIO_WHITE x in white noise (a fall or a level shift moves its points together, a burst scatters them), with the median
     of the `min_points` points after it back in the held zone, unless the env's other points that far off
     make such a group likely by chance. A rank scan weighs each large change no more than the top of the
     noise: a burst of twenty evals in a few hundred ranks too little, though every other point of it lies far
@@ -518,15 +518,15 @@ def _faded(z: np.ndarray, b: Burst, k: int) -> bool:
     no edge where the scan set one (eighteenth corpus long_drift: stretches 1,000-2,000 points long whose
     ends are 0.8-1.6 x the changes beside them; long bursts elsewhere, 2.3 x or more at one end)."""
     m = (b.last - b.first + 1) // 4
-    if m < DRIFT_EDGE_POINTS:
+    if m < DRIFT_EDGE_POINTS or min(b.first, len(z) - 1 - b.last) < max(k, 3):
         return False
-    size = lambda lo, hi: median(second_differences(z[max(lo, 0): max(hi, 0)])) if hi - lo >= 3 else np.nan
+
+    def size(lo: int, hi: int) -> float:
+        return median(second_differences(z[max(lo, 0): min(hi, len(z))]))
+
     ends = ((size(b.first, b.first + m), size(b.first - m, b.first)),
-            (size(b.last + 1 - m, b.last + 1), size(b.last + 1, min(b.last + 1 + m, len(z)))))
-    for inside, outside in ends:
-        if min(b.first, len(z) - 1 - b.last) < k or not (outside > 0) or not inside < BURST_RATIO * outside:
-            return False
-    return True
+            (size(b.last + 1 - m, b.last + 1), size(b.last + 1, b.last + 1 + m)))
+    return all(outside > 0 and inside < BURST_RATIO * outside for inside, outside in ends)
 
 
 def _first_off(f, y: np.ndarray, a: int, e: int, before: float) -> int:
