@@ -91,7 +91,7 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     (it stands, whatever they cover of it), then within a regression that stands. A fall that began
     within switching or oscillation and came back is its long phase (_long_phase); one at the series' end
     right after it, its last phase or a fall for good (_last_phases)."""
-    incidents = [inc for inc in incidents if not _erratic_spell(inc, incidents)]
+    incidents = [inc for inc in incidents if not (_erratic_spell(inc, incidents) or _graduated_late(inc, incidents))]
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
     incidents, fell = _last_phases(incidents)
@@ -111,6 +111,18 @@ def _causes(inc: Incident, incidents: list[Incident]) -> list[Incident]:
     span = max(inc.last_step - inc.first_step, 1)
     return [o for o in incidents if not (_level_noise(o) and o.resolved
                                          and inc.last_step - o.last_step >= LOW_AFTER_SHARE * span)]
+
+
+def _graduated_late(inc: Incident, incidents: list[Incident]) -> bool:
+    """A prolonged activity that ended at an inferred graduation after which a regression was dated before it:
+    the env's training had been at its graduation level from `held_from_step` (within the prolonged limit of its
+    activation) and its judged series held its level there — graduation was inferred late (a proxy reward that
+    climbed again), not the env slow to learn: one event, the regression."""
+    return inc.type == "prolonged_training" and any(
+        o.type == "graduated_regression" and o.env_id == inc.env_id
+        and o.evidence.get("graduation_step") == inc.last_step and "held_from_step" in o.evidence
+        and o.evidence["held_from_step"] - inc.evidence.get("active_since", inc.first_step)
+        <= inc.evidence.get("limit_steps", 0) for o in incidents)
 
 
 def _erratic_spell(inc: Incident, incidents: list[Incident]) -> bool:

@@ -2381,18 +2381,24 @@ def test_a_per_env_stop_threshold_is_the_trainers_graduation_line(case, tmp_path
     check(case, got)
 
 
-def test_a_fall_of_the_judged_evals_before_a_late_inferred_graduation_is_a_regression(tmp_path):
+@pytest.mark.parametrize("held", [70, 250])
+def test_a_fall_of_the_judged_evals_before_a_late_inferred_graduation_is_a_regression(tmp_path, held):
     """Reward hacking (nineteenth corpus reward_hacking): a proxy reward model's train score rises to ~0.72 and holds,
     then climbs again to 0.80 as the policy learns to game it, while the gold eval accuracy of the same name falls
     from 0.68 to 0.32. Graduation is inferred where training's level plateaus above 90 % of its gain — at its
     second plateau, after the evals fell — and the level held from there was the fallen one: `healthy`. The
     level the env held once it had learned is counted from where training reached the hold line (80 % of its
     gain) and stayed there up to its inferred graduation: the evals' fall is the regression, dated where it
-    happened, and its message says it came before the inferred graduation."""
-    case = Case("reward hacking", {"a": E(train="0.15+0.03x19 0.72~0.01x70 0.72+0.008x10 0.80~0.01x40",
-                                          eval="0.1+0.06x10 0.68~0.02x35 0.32~0.02x25", eval_every=20)},
-                [("graduated_regression", "a", "critical", 900, 50)],
-                ("graduated_regression", "performance_volatility", "training_stagnation"),
+    happened, and its message says it came before the inferred graduation. Held long (250 points), the late
+    graduation also made the env `prolonged`: one event — training sat at its graduation level within the
+    prolonged limit of its activation — one incident, the regression."""
+    fall = 200 + 10 * held
+    case = Case("reward hacking", {"a": E(train=f"0.15+0.03x19 0.72~0.01x{held} 0.72+0.008x10 0.80~0.01x40",
+                                          eval=f"0.1+0.06x10 0.68~0.02x{held // 2} 0.32~0.02x25", eval_every=20),
+                                   # siblings that graduate fast: the run's envs take ~200 steps (prolonged's limit)
+                                   **{k: E(train="0.15+0.06x10 0.80~0.01x310") for k in ("b", "c")}},
+                [("graduated_regression", "a", "critical", fall, 50)],
+                ("graduated_regression", "performance_volatility", "training_stagnation", "prolonged_training"),
                 config={"performance_metric": "score"}, metric="score")
     got, _run = run_case(case, tmp_path)
     check(case, got)

@@ -538,5 +538,6 @@ def graduated_regression(env: EnvData, s: dict) -> list[Incident]:
              "critical_threshold": s["critical_regression_threshold"],
              "direction": "higher" if env.sign == 1 else "lower",
              "points_below": i1 - i0 + 1,
-             "rapid": rapid, "steps_after_graduation": since}))
+             "rapid": rapid, "steps_after_graduation": since,
+             **({"held_from_step": sig["held_from"]} if since < 0 else {})}))
     return out
