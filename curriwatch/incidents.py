@@ -90,7 +90,8 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     away from its bound): the regression's — first where the regression began no later than they did
     (it stands, whatever they cover of it), then within a regression that stands. A fall that began
     within switching or oscillation and came back is its long phase (_long_phase); one at the series' end
-    right after it, its last phase or a fall for good (_last_phases)."""
+    right after it, its last phase or a fall for good (_last_phases). A prolonged activity up to an inferred
+    graduation that a regression was dated before is that regression's (_graduated_late)."""
     incidents = [inc for inc in incidents if not (_erratic_spell(inc, incidents) or _graduated_late(inc, incidents))]
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
