@@ -119,13 +119,12 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
     best = rate_best(env, values)
     if best is not None:
         line = max(line, lo + RATE_SHARE * (best - lo))
-    hold = lo + HOLD_SHARE * gain
+    hold = hold_line(env, lo, hi, graduation)
     rise_from = lo + RISE_FROM * gain
     if graduation["stop_threshold"] is not None:
         # the trainer's own line (Marin: its smoothed success ratio >= stop_threshold, and plateaued) replaces the
         # inferred one: a task whose ceiling lies far below its siblings' graduates there, as its trainer says
         line = env.sign * graduation["stop_threshold"]
-        hold = min(hold, line)
         rise_from = min(rise_from, lo + RISE_FROM * (line - lo))
     high = level >= line
     if graduation["stop_threshold"] is not None:
@@ -172,6 +171,14 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
                     return g
             a, size = b, size * 4
     return None
+
+
+def hold_line(env: EnvData, lo: float, hi: float, graduation: dict) -> float:
+    """The level a graduating env must hold (oriented): HOLD_SHARE of its gain lo..hi, or the trainer's
+    `stop_threshold` where that is lower."""
+    hold = lo + HOLD_SHARE * (hi - lo)
+    threshold = graduation.get("stop_threshold")
+    return hold if threshold is None else min(hold, env.sign * threshold)
 
 
 def _plateau_window(env: EnvData, f, graduation: dict) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..graduation import HOLD_SHARE
+from ..graduation import hold_line
 from ..incidents import Incident, runs_of_true
 from ..levels import env_scale, fit, learned, natural_zero, start_level, sustained_max
 from ..segments import PENALTY_BASE, PENALTY_SLOPE, Segments, build_segments
@@ -199,11 +199,7 @@ def _learned_by(env: EnvData, learn, f, gi: int) -> int:
     the trainer's date stands."""
     if learn is f or env.explicit_states or (scale := env_scale(env)) is None:
         return gi
-    lo, hi = scale
-    hold = lo + HOLD_SHARE * (hi - lo)
-    threshold = (env.settings.get("graduation") or {}).get("stop_threshold")
-    if threshold is not None:
-        hold = min(hold, env.sign * threshold)
+    hold = hold_line(env, *scale, env.settings.get("graduation") or {})
     steps = learn.series.steps
     li = int(np.searchsorted(steps, env.graduation_step, "left"))
     level, out = learn.segments.fit(), learn.segments.outlier

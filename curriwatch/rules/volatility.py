@@ -447,24 +447,25 @@ def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
     g = int(np.searchsorted(steps, env.graduation_step, "left"))
     k = s["min_points"]
     z_min = burst_z_min(len(steps) - g)
-    b = burst(f.noise.z[g:], k, k, z_min)
+    scanned = f.noise.z[g:]  # the series b was found on (its indices count from `offset` in the series)
+    b = burst(scanned, k, k, z_min)
     shape, offset = f.series.values, g  # the points a burst's scatter is judged on, and where b's indices start
     white = _white(f.series.values[g:])
     if (b is None or b.ratio < BURST_RATIO) and not white and f.noise.kind != "binomial":
         # smoothed noise (a trainer's exponential moving average: AR(1)) blurs a burst's changes into their
         # neighbours and its scatter into a dip: its changes whitened show it as the raw points would
-        u = _prewhitened(f.noise.z[g:])
+        u = _prewhitened(scanned)
         if u is not None and _white(u):
             bw = burst(u, k, k, z_min - REFINE_GAIN)
             if bw is not None and bw.ratio >= BURST_RATIO_WHITE:
                 # the rank statistic of either reading (whitening halves a burst's first and last changes)
                 if b is not None and b.first <= bw.last + 1 and bw.first + 1 <= b.last:
                     bw = Burst(bw.first, bw.last, max(bw.z, b.z), bw.ratio)
-                b, white, offset = bw, True, g + 1
+                b, white, offset, scanned = bw, True, g + 1, u
                 shape = np.concatenate([np.full(g + 1, np.nan), u])
     if b is None or not (b.z >= z_min and b.ratio >= BURST_RATIO_WHITE):
         return []
-    if _faded(f.noise.z[g:] if offset == g else shape[offset:], b, k):
+    if _faded(scanned, b, k):
         return []
     moderate = b.ratio < BURST_RATIO
     a, e = offset + b.first, offset + b.last
