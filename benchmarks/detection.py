@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -21,7 +21,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_sixteenth.py); `--corpus seventeenth` a seventeenth one, also from the contract alone
 (benchmarks/detection_corpus_seventeenth.py); `--corpus eighteenth` an eighteenth one, also from the contract alone
 (benchmarks/detection_corpus_eighteenth.py); `--corpus nineteenth` a nineteenth one, also from the contract alone
-(benchmarks/detection_corpus_nineteenth.py); `all` prints the nineteen. The
+(benchmarks/detection_corpus_nineteenth.py); `--corpus twentieth` a twentieth one, also from the contract alone
+(benchmarks/detection_corpus_twentieth.py); `all` prints the twenty. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -516,7 +517,8 @@ def load_plans(root: Path) -> dict[str, dict]:
 def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-                 "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth"):
+                 "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+                 "twentieth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -552,8 +554,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_seventeenth as corpus
         elif which == "eighteenth":
             import detection_corpus_eighteenth as corpus
-        else:
+        elif which == "nineteenth":
             import detection_corpus_nineteenth as corpus
+        else:
+            import detection_corpus_twentieth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -598,7 +602,8 @@ def print_result(result: dict) -> None:
                                                                                              "fifteenth", "sixteenth",
                                                                                              "seventeenth",
                                                                                              "eighteenth",
-                                                                                             "nineteenth") \
+                                                                                             "nineteenth",
+                                                                                             "twentieth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -631,7 +636,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -649,7 +654,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_sixteenth.py), the seventeenth one (60 runs, "
                     "benchmarks/detection_corpus_seventeenth.py), the eighteenth one (60 runs, "
                     "benchmarks/detection_corpus_eighteenth.py), the nineteenth one (60 runs, "
-                    "benchmarks/detection_corpus_nineteenth.py), both = default + wide, all = the nineteen")
+                    "benchmarks/detection_corpus_nineteenth.py), the twentieth one (60 runs, "
+                    "benchmarks/detection_corpus_twentieth.py), both = default + wide, all = the twenty")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -660,7 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     names = {"both": ("default", "wide"), "all": ("default", "wide", "third", "fourth", "fifth", "sixth", "seventh",
                                                   "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-                                                  "seventeenth", "eighteenth", "nineteenth")}.get(args.corpus,
+                                                  "seventeenth", "eighteenth", "nineteenth",
+                                                  "twentieth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:
