@@ -355,6 +355,11 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
         # for a metric with no bounds of its own all of it beside that scale (returns of -1500..-200 beside
         # returns of 0..500): no lesson stalled on the shared scale stays below the level its siblings start from
         return own
+    f = fit(env, "learning")
+    if f.noise.counted and wide[1] > (best := f.noise.floor + f.noise.scale) > own[0]:
+        # means of a counted number of episodes that fail or succeed: a success is worth what this env's is (a
+        # sibling whose successes take fewer steps scores more for each), so its top lies no higher than that
+        return wide[0], max(own[1], best)
     return wide
 
 
@@ -629,7 +634,8 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
                clusters: tuple[int, int] | None = None) -> Segments | None:
     """The series read as two levels, when its points fall into two clusters (2-means on the noise
     scale) at least TWO_LEVEL_SEPARATION within-cluster sds apart, that sd never taken below the
-    series' noise (a binomial model's own, before overdispersion; else its point-to-point noise), so
+    series' noise (a binomial model's own, before overdispersion — where its trials vary point to point, that of
+    the points clustered, each point weighed by its own; else its point-to-point noise), so
     the lattice of a rate near 0 or 1, or noise clipped at a bound, is not two levels. Each point takes the
     cluster it is clearly in (beyond a third of the gap from the other), else keeps the previous
     one; one-point runs (a heavy-tailed noise point) join their neighbours; a run that is a ramp
@@ -662,6 +668,11 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
         return None  # its points fall above and below as independent noise would: no phases (a few
         # dozen sparse evals are too few to tell; there, short phases are judged as they are)
     floor = f.noise.base_sigma if f.noise.kind == "binomial" else median(f.noise.sigma)
+    if f.noise.relative is not None and median(f.noise.sigma) > 0:
+        # ... nor below the model's noise of the points clustered, where their trials vary (means over few episodes
+        # after a fall, beside many before); a gaussian block sd would hold the switching itself
+        here = f.noise.sigma[c0:c1][ok[c0:c1]] * (f.noise.base_sigma / median(f.noise.sigma))
+        floor = max(floor, float(np.sqrt(np.mean(here ** 2))))
     resid = np.where(up, zz - hi, zz - lo)
     # the clusters' spread without lone spikes (a point over SPIKE_NOISE point-noise sds from both its
     # neighbours, the same way, which lie within that of each other): heavy-tailed noise's (Student t with
@@ -693,7 +704,9 @@ def _two_level(f: Fit, start: int = 0, end: int | None = None,
     outlier = f.segments.outlier | _ramps(z, [0, *cuts.tolist(), len(z)], hi - lo, sd)
     outlier[:start] = True
     outlier[len(z) if end is None else end:] = True
-    return build_segments(f.series.values, z, np.full(len(z), 1.0 / sd ** 2), outlier, cuts.tolist())
+    # a point over fewer trials than the typical one (a mean of the few episodes that ended) weighs less
+    each = sd * np.maximum(f.noise.relative, 1.0) if f.noise.relative is not None else np.full(len(z), sd)
+    return build_segments(f.series.values, z, 1.0 / each ** 2, outlier, cuts.tolist())
 
 
 def _spikes(z: np.ndarray, far: float) -> np.ndarray:

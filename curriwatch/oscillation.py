@@ -45,10 +45,12 @@ class Oscillation:
     peak_to_peak: float  # raw scale, the stretch's median
 
 
-def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int = 0) -> list[Oscillation]:
+def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int = 0,
+                 local: np.ndarray | None = None) -> list[Oscillation]:
     """Oscillating stretches of `values` (raw scale, from point `start` on) whose peak-to-peak is at
     least PEAK_TO_PEAK x `width` (the env's range; 0 when it has none: then against the noise alone);
-    `noise_sd` is the series' point noise."""
+    `noise_sd` is the series' point noise; `local`, where given, each point's own (means over numbers of
+    episodes that vary: a wave must stand out of the noise of the points it spans)."""
     y = np.asarray(values[start:], dtype=np.float64)
     m = len(y)
     if not width >= 0 or m < MIN_POINTS:
@@ -77,6 +79,9 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     if not line[2] > LINE_NOISE * q * noise_sd ** 2:
         return []
     floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))
+    if local is not None:
+        here = np.sqrt(centred_mean(np.asarray(local[start:], dtype=np.float64) ** 2, half))
+        floor = np.maximum(floor, ENVELOPE_NOISE * 4 * here / np.sqrt(window))
     out = []
     # without a range to compare with, a wave must keep its rhythm many times over: the slow wander of
     # smoothed noise (a rolling mean of episodes) makes a few wave-like periods

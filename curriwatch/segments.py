@@ -65,6 +65,8 @@ class Noise:
     scale: float = 1.0  # binomial: what one success is worth (a solved episode's return; 1 for a rate)
     floor: float | None = None  # what a failed episode scores, oriented, when it is not 0: a return's timeout value
     edge: float | None = None  # binomial: how near a bound p is taken at most (None: half a trial)
+    relative: np.ndarray | None = None  # binomial with trials varying point to point: each point's sd over raw_sd's
+    counted: bool = False  # binomial: means of a logged count of episodes that fail or succeed (counted_outcomes)
 
     def raw_sd(self, level: float | np.ndarray) -> float | np.ndarray:
         """The point noise sd in the series' own units at a level (oriented values): the binomial
@@ -164,6 +166,37 @@ def floored_outcomes(values: np.ndarray) -> tuple[float, float] | None:
         return None
     worth = outcome_scale(rel / top, lattice=False)  # integer returns sit on a lattice of 1 / their top
     return None if worth is None else (floor, worth * top)
+
+
+COUNTED_SLACK = 0.2  # a mean of count outcomes from the worst value to the best lies within this share of an episode
+COUNTED_SHARE = 0.85  # ... of a whole number of successes this often (continuous returns: 40 % of the time)
+COUNTED_MODE = 0.1  # a failure's and a success's values: the points within this share of the range of either end
+
+
+def counted_outcomes(values: np.ndarray, counts: np.ndarray) -> tuple[float, float] | None:
+    """(failure value, what a success is worth above it) when oriented values beyond [0, 1] are means of `counts`
+    episodes each of which fails or succeeds — a sparse task's returns averaged over the episodes that ended
+    (torchbeast's mean_episode_return beside a logged episode count): from a failure's typical value to a success's,
+    nearly every value x its count lies within COUNTED_SLACK of a whole number of successes (a success's or a
+    failure's return varies a little with its length). None otherwise (returns of a dense reward: their fractions
+    fall anywhere; single episodes, whose count is 1 nearly everywhere, are floored_outcomes')."""
+    ok = np.isfinite(counts) & (counts >= 1)
+    if len(values) < 8 or not ok.all() or np.count_nonzero(counts >= 2) < 8:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if not hi > lo:
+        return None
+    # a failure's and a success's typical values: the medians of the points within COUNTED_MODE of the range of the
+    # worst and the best (a success's return varies with its length: the best point is a lucky one)
+    near = COUNTED_MODE * (hi - lo)
+    floor = median(values[values <= lo + near])
+    top = median(values[values >= hi - near]) - floor
+    if not top > 0:
+        return None
+    k = (values - floor) / top * counts
+    if np.mean(np.abs(k - np.rint(k)) <= COUNTED_SLACK) < COUNTED_SHARE:
+        return None
+    return floor, top
 
 
 def _on_lattice(rates: np.ndarray, counts: np.ndarray) -> bool:
@@ -274,7 +307,7 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
     if rate and counts is not None and np.isfinite(counts).all() and (counts >= 1).all() \
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
-    scale, floor, rel, zsign, edge = 1.0, None, raw, sign, None
+    scale, floor, rel, zsign, edge, counted = 1.0, None, raw, sign, None, False
     if rate and trials is None:
         t = lattice_trials(raw)
         if t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
@@ -284,6 +317,11 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         # means of n +-1 outcomes: a rate of n trials from -1 (oriented values; -1 is the worst either way)
         floor, scale = -1.0, 2.0
         rel, zsign, trials = values + 1.0, 1, np.full(n, float(t))
+    elif not rate and counts is not None and (outcomes := counted_outcomes(values, counts)) is not None:
+        # means of `count` episodes that each fail or succeed (MiniHack's mean_episode_return): successes / count
+        # of that many trials from the worst value to the best (oriented values)
+        floor, scale = outcomes
+        rel, zsign, trials, counted = values - floor, 1, counts.astype(np.float64), True
     elif not rate and (outcomes := floored_outcomes(values)) is not None:
         # a return's episodes that fail at one value: one trial each, from that floor (oriented values)
         floor, scale = outcomes
@@ -303,7 +341,9 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
-        return Noise("binomial", z, sigma, median(trials), base, scale, floor, edge)
+        typical = median(trials)
+        relative = np.sqrt(typical / trials) if trials.min() < trials.max() else None
+        return Noise("binomial", z, sigma, typical, base, scale, floor, edge, relative, counted)
     z = values.astype(np.float64)
     d = np.diff(z)
     if n <= 2 * BLOCK:  # too short for blocks: one sd for the whole series

@@ -2420,3 +2420,102 @@ def test_a_hold_that_began_while_the_env_switched_graduates_once_the_switching_e
     check(case, got)
     env = next(e for e in run.environments if e.env_id == "a")
     assert env.current_state == "graduated" and 470 <= env.graduation_step <= 700
+
+
+COUNTED_PROFILE = {"profiles": {"tasks": {
+    "patterns": [{"regex": r"^train/(?P<env>[^/]+)/(?P<metric>return|episodes)$", "split": "train"}],
+    "performance_metric": "return", "count_metric": "episodes"}}}
+
+
+def _counted_run(tmp_path, envs: dict[str, tuple[list[int], list[float], list[float]]]):
+    """Envs' mean returns and the episodes behind each point, written with tensorboardX and read through a user
+    profile that names the count (`count_metric`), as torchbeast's mean_episode_return beside num_episodes is."""
+    from curriwatch.config import load_config
+
+    series = {}
+    for env, (steps, values, counts) in envs.items():
+        series[f"train/{env}/return"] = list(zip(steps, values))
+        series[f"train/{env}/episodes"] = list(zip(steps, counts))
+    write_tb(tmp_path / "run", series)
+    config = load_config(None, overrides=COUNTED_PROFILE)
+    (run,) = curriwatch.analyze(curriwatch.load(tmp_path, config=config), config).runs
+    return run
+
+
+def _counted_fixture(name: str) -> tuple[list[int], list[float], list[float]]:
+    """A committed counted series: its first step then the gaps between steps, its values, its counts."""
+    steps, values, counts = _fixture_lines(name)
+    return (np.cumsum([int(x) for x in steps.split()]).tolist(), [float(x) for x in values.split()],
+            [float(x) for x in counts.split()])
+
+
+def _sparse_task(rng, p, success_steps: float, timeout: float = -0.3, batch: float = 8.0):
+    """A sparse task's mean return over the episodes that ended in each batch (at least one): a success worth
+    1 - 0.001 x its length, a timeout `timeout`; more episodes end as it succeeds (they are shorter)."""
+    values, counts = [], []
+    for q in p:
+        k = 1 + int(rng.poisson(batch * q + 1.5 * (1 - q)))
+        won = rng.random(k) < q
+        length = np.clip(rng.normal(success_steps, 0.25 * success_steps, k), 10, None)
+        values.append(float(np.where(won, 1 - 0.001 * length, timeout).mean()))
+        counts.append(float(k))
+    return values, counts
+
+
+@pytest.mark.parametrize("seed", [3, 5, 11])
+def test_means_of_a_few_episodes_that_fail_or_succeed_are_a_rate_of_that_many_trials(tmp_path, seed):
+    """MiniHack tasks through torchbeast (twentieth corpus): each point the mean return of the 1 to a dozen
+    episodes that ended in a batch — a success worth 1 - 0.001 x its length, a timeout -0.3 — beside their count.
+    Read as gaussian (a robust sd from neighbours, most of which agree: no failure in either), a batch with one
+    failure was a dip, a run of batches without one a higher level — switching, prolonged activity, stalls on
+    healthy tasks. They are successes / count of that many trials from a failure's value to a success's worth, whose
+    typical values (a success's return varies with its length) are the medians near either end. Each task's worth
+    is its own: one whose successes take 200 steps (worth ~0.8) beside ones worth ~0.94 graduates at its own top.
+    After `c`'s fall only one to three episodes end a batch: its points' own trials, not the typical one, judge
+    them (a few high batches there are no phase of switching). Only `c`'s regression is reported."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(1500)
+    learn = np.clip(0.02 + 0.93 * t / 40, 0, 0.95)
+    fall = np.where(t >= 1000, 0.3, learn)
+    envs = {}
+    for env, p, length in (("a", learn, 60), ("b", learn, 200), ("c", fall, 60), ("d", learn, 120)):
+        values, counts = _sparse_task(rng, p, length)
+        envs[env] = ((t * 2560).tolist(), values, counts)
+    run = _counted_run(tmp_path, envs)
+    case = Case("counted", {}, [("graduated_regression", "c", "critical", 1000 * 2560, 2 * 2560)])
+    check(case, run.warnings)
+    assert {e.env_id: e.current_state for e in run.environments} == dict.fromkeys("abcd", "graduated")
+
+
+@pytest.mark.parametrize("name, expect", [
+    # one-episode batches that fail are no deep drops: each is judged with its own count's noise
+    ("minihack_counted_one_failed_episode_at_a_time", []),
+    # the fallen level's batches of one to three episodes make no wave: a wave must stand out of their own noise
+    ("minihack_counted_fall_to_few_episodes", [("graduated_regression", "a", "critical", 4997120, 2 * 5120)]),
+    # a gradual fall's few-episode batches are no second level to switch to: the two-level reading's clusters
+    # are judged against the noise of the points clustered, not the held level's many-episode batches
+    ("minihack_counted_gradual_fall", [("graduated_regression", "a", "critical", 6720000, 2 * 5120)]),
+])
+def test_counted_minihack_tasks_from_the_twentieth_corpus(tmp_path, name, expect):
+    """Committed MiniHack tasks of the twentieth corpus (each a mean return beside its episode count, as
+    torchbeast's FileWriter logged them there), each alone in a run: a healthy task with a lone outlier, a sudden
+    and a gradual critical regression — nothing else is reported."""
+    run = _counted_run(tmp_path, {"a": _counted_fixture(name)})
+    check(Case(name, {}, expect), run.warnings)
+
+
+def test_incidents_that_together_cover_a_prolonged_activity_explain_it():
+    """A never-learner's stall, cut in three by two stretches the noise made look like progress, covers 81 % of
+    its prolonged activity though no one stall covers half: one event, the stalls; no prolonged_training."""
+    from curriwatch.incidents import Incident, drop_explained
+
+    prolonged = Incident("prolonged_training", "a", "info", 514560, 12508160, False, "active",
+                         {"active_since": 2560})
+    stalls = [Incident("training_stagnation", "a", "warning", a, b, b < 12508160, "stalled", {})
+              for a, b in ((2560, 3939840), (4298240, 6922240), (8911360, 12508160))]
+    other = Incident("training_stagnation", "b", "warning", 2560, 12508160, False, "stalled", {})
+    kept = drop_explained([prolonged, *stalls, other])
+    assert prolonged not in kept and all(s in kept for s in stalls) and other in kept
+    # two of them (50 % of it together) still do; one alone (29 %) does not
+    assert prolonged not in drop_explained([prolonged, stalls[0], stalls[2]])
+    assert prolonged in drop_explained([prolonged, stalls[2]])

@@ -275,3 +275,25 @@ def test_a_window_of_points_spans_the_median_of_regular_logging_and_the_mean_of_
     sampled = np.array([1, 2, 2, 3, 6, 2, 1, 4, 2, 6, 2, 5, 2, 10, 1] * 20)
     pace = Series(np.cumsum(sampled), np.zeros(len(sampled))).pace()
     assert pace == pytest.approx(sampled[1:][sampled[1:] < 6].mean())
+
+
+def test_means_of_episodes_that_fail_or_succeed_are_a_rate_of_their_count():
+    """A sparse task's mean return over the k episodes that ended in a batch (a success 1 - 0.001 x its length, a
+    timeout -0.3), k logged beside it, is successes / k on the scale from a failure's value to a success's:
+    binomial with k trials, the floor and worth read as the medians of the points near either end. Means of a dense
+    reward's returns beside their counts fall anywhere between whole numbers of successes: gaussian."""
+    rng = np.random.default_rng(4)
+    k = 1 + rng.poisson(6, 1500)
+    p = np.clip(np.arange(1500) / 60, 0.02, 0.93)
+    wins = rng.binomial(k, p)
+    # a point's successes' mean return: each episode's length varies (sd 40 steps), their mean by less
+    success = 1 - 0.001 * (150 + 40 * rng.normal(size=1500) / np.sqrt(np.maximum(wins, 1)))
+    values = (wins * success - 0.3 * (k - wins)) / k
+    noise = noise_model(values, k.astype(float))
+    assert noise.kind == "binomial" and noise.floor == pytest.approx(-0.3)
+    assert noise.floor + noise.scale == pytest.approx(0.85, abs=0.02)  # a success's typical worth, not the best point
+    assert noise.relative is not None and noise.relative[k == 1].min() > 1 > noise.relative[k == k.max()].max()
+    assert len(segment(noise, values)) <= 4  # a rise, then one held level
+    dense = rng.normal(200, 60, 1500) / np.sqrt(k) + np.linspace(0, 300, 1500)
+    assert segments.counted_outcomes(dense, k.astype(float)) is None and noise_model(dense, k.astype(float)).kind == "gaussian"
+    assert segments.counted_outcomes(values, np.ones(1500)) is None  # single episodes: floored_outcomes' case

@@ -369,6 +369,8 @@ def _held_noise(env: EnvData, sig: dict):
     value = sig["start"] + sig["raw"] * sig["gain"]
     noise = fit(env, sig["series"]).noise
     sd = np.maximum(np.atleast_1d(noise.raw_sd(sig["baseline"])), np.atleast_1d(noise.raw_sd(value)))
+    if noise.relative is not None:  # a point over fewer trials than the typical one is noisier
+        sd = sd * noise.relative
     return value, noise, sd
 
 
@@ -413,10 +415,13 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
         # a wave all its life leaves no learned range (segmentation reads a fast wave as noise about one
         # level): a rate's range is [0, 1]; any other metric's wave is judged against its noise alone
         width = 1.0 if rate_best(env, y) is not None else 0.0
-    noise = median(np.atleast_1d(f.noise.raw_sd(f.segments.fit())))
-    found = oscillations(y, noise, width)
+    at_level = np.atleast_1d(f.noise.raw_sd(f.segments.fit()))
+    noise = median(at_level)
+    # means over numbers of trials that vary: each point's own noise
+    local = at_level * f.noise.relative if f.noise.relative is not None else None
+    found = oscillations(y, noise, width, local=local)
     if env.graduation_step is not None and not found:
-        found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")))
+        found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")), local=local)
     dt = f.series.median_interval() or 1.0
     out = []
     for o in found:
