@@ -2359,6 +2359,18 @@ def test_far_points_bunched_where_a_drifting_noise_runs_high_are_no_burst(tmp_pa
     check(case, got)
 
 
+def test_a_deep_pair_where_a_drifting_noise_runs_high_is_chance(tmp_path):
+    """Eighteenth corpus's long_drift (coinrun, noisy but healthy): Student t noise (3 df) whose level drifts slowly
+    (x0.51 to x1.46) over 5,158 points. Two points in a row lost half the gain and came back: by the rate of lone
+    deep points over the whole series since graduation (the quiet stretches keep it low) such a pair is rare, a dip.
+    Near it (10 x its span, at least 200 points, either side) the noise runs high and lone deep points come four
+    times as often: there such a pair is chance, as the burst scan's far points already are."""
+    case = Case("drift", {"a": E(train=_fixture_series("long_drift_deep_pair_where_noise_runs_high"), train_every=4000,
+                                 start=4000)}, [], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 # A Meta-World-style task whose ceiling lies far below its siblings' (peg-insert near 0.25 beside tasks at 0.95),
 # with its trainer's own per-task threshold given as an override: it graduates once its smoothed rate reaches that
 # threshold and plateaus (Marin's rule: success ratio >= stop_threshold, and plateaued), whatever share of the

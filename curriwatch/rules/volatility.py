@@ -228,10 +228,11 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
             if batch_passing(sig, a0, b, held_zone(r)):
                 continue  # one extreme batch of episodes passing a rolling mean's window
         n_held = int(held[-1])
-        if n_held and n_held * max(len(singles) / n_held, other_rate()) ** int(np.count_nonzero(deep[a: b + 1])) \
-                > CHANCE_RUNS:
-            continue  # the env's lone deep points (all its life after graduation) come often enough that such a
-            # run among them is chance
+        if n_held and n_held * max(len(singles) / n_held, other_rate(), _nearby_rate(singles, a, b, s["dip_points"],
+                                                                                      int(np.argmax(sig["after"])), len(raw))) \
+                ** int(np.count_nonzero(deep[a: b + 1])) > CHANCE_RUNS:
+            continue  # the env's lone deep points (all its life after graduation, or nearby where more: a noise
+            # level that drifts bunches them where it runs high) come often enough that such a run among them is chance
         lowest = a + int(np.argmin(raw[a: b + 1]))
         out.append(_dip(sig, a, b, b - a + 1, value[lowest], raw[lowest], value[b + 1]))
     # lone deep points that come back within dip_points of each other: a burst that sparse evals catch
@@ -247,6 +248,15 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
         lowest = int(g[np.argmin(raw[g])])
         out.append(_dip(sig, g[0], g[-1], len(g), value[lowest], raw[lowest], value[min(int(g[-1]) + 1, len(raw) - 1)]))
     return out
+
+
+def _nearby_rate(singles: np.ndarray, a: int, b: int, gap: int, first: int, n: int) -> float:
+    """The share of lone deep points among the points near a run a..b of n (NEARBY_SPAN x its length either side,
+    at least NEARBY_POINTS, from `first` on), leaving out those within `gap` of it (the same burst's)."""
+    reach = max(NEARBY_SPAN * (b - a + 1), NEARBY_POINTS)
+    lo, hi = max(first, a - reach), min(n, b + reach + 1)
+    near = (singles >= lo) & (singles < hi) & ((singles < a - gap) | (singles > b + gap))
+    return float(np.count_nonzero(near)) / max(hi - lo - (b - a + 1), 1)
 
 
 def _deep(sig: dict, value: np.ndarray, sd: np.ndarray) -> np.ndarray:
