@@ -134,9 +134,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-                                  "eighteenth", "nineteenth", "twentieth"])
+                                  "eighteenth", "nineteenth", "twentieth", "twentyfirst"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twentieth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twenty-first corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -180,7 +180,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     of a type reset, a second wall-clock step axis in the file), verl's eval-only `val-core/{data_source}/acc/mean@{n}`
     (env ids holding `/`, greedy or sampled on a fixed problem set, locked sources evaluated beside logged states),
     Craftax's 22 achievement percentages in a W&B run logged without `step=`, MiniHack tasks in polybeast's
-    FileWriter CSV (sparse per-task cells, columns appearing as tasks unlock, `step_key` and `count_metric`):
+    FileWriter CSV (sparse per-task cells, columns appearing as tasks unlock, `step_key` and `count_metric`);
+    twenty-first: Sample Factory's per-level DMLab human-normalized scores in its hidden `.summary/0/` folder (IMPALA
+    windows written only once every level has a new episode, env frames at a drifting throughput), TRL GRPO's
+    per-task reward functions through transformers' WandbCallback (`define_metric("*")` on `train/global_step`, null
+    means in windows without the task, fixed-set evals, resumed runs), TorchRL's WandbLogger per-group step keys over
+    multi-game Procgen returns on their own scales:
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
