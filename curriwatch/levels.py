@@ -13,7 +13,7 @@ import numpy as np
 
 from .envdata import EnvData, Series
 from .incidents import runs_of_true
-from .segments import (MAD_SD, Noise, Segments, build_segments, lattice_trials, noise_model, outcome_scale,
+from .segments import (MAD_SD, Noise, Segments, build_segments, ceiling, lattice_trials, noise_model, outcome_scale,
                        robust_sd, segment)
 from .stats import centred_mean, median, trailing_median
 
@@ -360,7 +360,19 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
         # means of a counted number of episodes that fail or succeed: a success is worth what this env's is (a
         # sibling whose successes take fewer steps scores more for each), so its top lies no higher than that
         return wide[0], max(own[1], best)
+    if (cap := env.cache.get("ceiling")) is not None and wide[1] > cap > own[0]:
+        # a ceiling its points and a sibling's reach exactly, again and again, and never pass (games that pay a
+        # fixed reward on success and nothing else): it can do no better, whatever other siblings' scales
+        return wide[0], max(own[1], cap)
     return wide
+
+
+def shared_ceilings(envs: list[EnvData]) -> list[float | None]:
+    """Per env, the ceiling of its learning series (segments.ceiling) where another env of the run has the same
+    one: a bound of the task family (Procgen's success-or-nothing games all pay 10). One env alone at a value it
+    repeats exactly may be a level held in noise finer than its rounding (a frozen learner), not a bound."""
+    caps = [ceiling(e.learning.values) for e in envs]
+    return [c if c is not None and sum(d == c for d in caps) >= 2 else None for c in caps]
 
 
 def _plainly_learned(env: EnvData, own: tuple[float, float]) -> bool:

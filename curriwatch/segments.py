@@ -168,6 +168,57 @@ def floored_outcomes(values: np.ndarray) -> tuple[float, float] | None:
     return None if worth is None else (floor, worth * top)
 
 
+CEILING_RUNS = 5  # a series at its highest value exactly in this many separate stretches at least ...
+CEILING_SHARE = 0.02  # ... holding this share of its points at least, never above it, has a ceiling there
+SCALED_TOL = 1e-6  # a value / ceiling x k within this x k of a whole number is a mean of k outcomes (float32 means)
+
+
+def ceiling(values: np.ndarray) -> float | None:
+    """The highest value of an oriented series when its points sit exactly on it in CEILING_RUNS separate
+    stretches or more (CEILING_SHARE of them at least): a bound it cannot pass (the mean of episodes that each
+    pay a fixed reward when solved and nothing else, a cost of 0), with no value just below it (the next one at
+    least 1 / MAX_TRIALS of the range down: one failure among at most that many episodes). A continuous metric's
+    best point is one lucky point; a value repeated while nothing new is logged repeats in one stretch; a level
+    held in noise finer than its values' rounding repeats every value about it. None otherwise."""
+    if len(values) < CEILING_RUNS:
+        return None
+    top = float(np.max(values))
+    at = values == top
+    if np.count_nonzero(at) < max(CEILING_RUNS, CEILING_SHARE * len(values)):
+        return None
+    starts = int(np.count_nonzero(at[1:] & ~at[:-1])) + int(at[0])
+    below = values[~at]
+    if starts < CEILING_RUNS or not len(below) or top - float(below.max()) < (top - float(below.min())) / MAX_TRIALS:
+        return None
+    return top
+
+
+def scaled_outcomes(values: np.ndarray) -> tuple[float, int] | None:
+    """(what a success is worth, the typical number of episodes a point) when oriented values beyond [0, 1] are
+    means of a varying, unlogged number of episodes that each pay one fixed reward when solved and nothing
+    otherwise (Procgen's coinrun, heist or maze: 10 or 0; the share of episodes that unlocked an achievement,
+    in percent): nonnegative, a ceiling they reach again and again (every episode solved), and nearly every
+    value (LATTICE_SHARE) a whole number of successes out of k <= MAX_TRIALS episodes of it. The typical k is
+    the median least such k of the points between the bounds (a point with one failure shows its k exactly; the
+    least k never overstates it, so the noise it makes is never understated). None otherwise."""
+    if len(values) < 8 or values.min() < 0:
+        return None
+    top = ceiling(values)
+    if top is None or not top > 1.0:  # ([0, 1] is a rate's own)
+        return None
+    u = values[:1024].astype(np.float64) / top
+    inner = u[(u > 0) & (u < 1)]
+    if len(np.unique(inner)) < 3:
+        return None  # one or two values between the bounds: single episodes' outcomes, or a lattice too coarse
+    ks = np.arange(1, MAX_TRIALS + 1, dtype=np.float64)
+    x = inner[:, None] * ks[None, :]
+    on = np.abs(x - np.rint(x)) <= SCALED_TOL * ks[None, :]
+    if np.count_nonzero(on.any(axis=1)) + np.count_nonzero((u == 0) | (u == 1)) < LATTICE_SHARE * len(u):
+        return None
+    least = ks[np.argmax(on, axis=1)][on.any(axis=1)]
+    return top, int(np.median(least))
+
+
 COUNTED_SLACK = 0.2  # a mean of count outcomes from the worst value to the best lies within this share of an episode
 COUNTED_SHARE = 0.85  # ... of a whole number of successes this often (continuous returns: 40 % of the time)
 COUNTED_MODE = 0.1  # a failure's and a success's values: the points within this share of the range of either end
@@ -326,6 +377,10 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         # a return's episodes that fail at one value: one trial each, from that floor (oriented values)
         floor, scale = outcomes
         rel, zsign, trials, edge = values - floor, 1, np.ones(n), LOCAL_EDGE
+    elif not rate and (scaled := scaled_outcomes(values)) is not None:
+        # means of episodes that each pay a fixed reward or nothing: a rate of their typical number, scaled
+        scale, t = scaled
+        floor, rel, zsign, trials = 0.0, values.astype(np.float64), 1, np.full(n, float(t))
     if trials is not None:
         clipped = np.clip(rel / scale, 0.0, 1.0)
         z = zsign * np.arcsin(np.sqrt(clipped))

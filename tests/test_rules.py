@@ -2499,6 +2499,51 @@ def test_means_of_a_few_episodes_that_fail_or_succeed_are_a_rate_of_that_many_tr
     assert {e.env_id: e.current_state for e in run.environments} == dict.fromkeys("abcd", "graduated")
 
 
+def _procgen_games(rng, fall_at: int | None = None) -> dict[str, tuple[list[int], list[float]]]:
+    """Procgen games of one run (twenty-first corpus's torchrl_procgen, reduced): each point the mean return of the
+    episodes that ended in a batch of frames, none logged when none did. `coinrun` and `heist` pay 10 on success
+    and nothing otherwise (a few to a dozen episodes a batch, the share solved rising to 0.95 in 40 batches);
+    `bossfight` and `chaser` score continuously on scales of their own, topping out near 11 and 12.5 from about
+    the same start. `heist` falls to half its success rate at batch `fall_at`."""
+    t = np.arange(900)
+    learn = np.clip(0.35 + 0.6 * t / 40, 0, 0.95)
+    games = {}
+    for name, top in (("coinrun", None), ("heist", None), ("bossfight", 11.0), ("chaser", 12.5)):
+        steps, values = [], []
+        for i, q in enumerate(learn):
+            if top is None:
+                p = q if fall_at is None or name != "heist" or i < fall_at else 0.5
+                k = int(rng.poisson(3 + 9 * p))
+                if k == 0:
+                    continue
+                values.append(float(10.0 * np.mean(rng.random(k) < p)))
+            else:
+                values.append(float(rng.normal(3.0 + (top - 3.0) * q / 0.95, 0.03 * top)))
+            steps.append(int((i + 1) * 4096))
+        games[name] = (steps, values)
+    return games
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_means_of_episodes_that_pay_a_fixed_reward_or_nothing_are_a_scaled_rate(tmp_path, seed):
+    """Success-or-nothing Procgen games (10 for a solved episode, 0 otherwise; the mean of the few episodes that
+    ended in a batch, their number not logged) beside continuous games on scales of their own. A batch of games
+    that all succeeded scores exactly 10 — again and again, never more: that ceiling is the best such a game can
+    do, not the continuous games' 11 to 12.5, so it graduates near its own top (was: prolonged training, never
+    graduated). Their values are whole numbers of successes out of k: a rate of the typical k scaled by 10, not
+    gaussian noise whose robust sd, from neighbours mostly both at 10, made each batch with a failure a dip. Nothing
+    is reported; when `heist` falls to half its successes, only its regression is."""
+    for fall_at, expect in ((None, []), (600, [("graduated_regression", "heist", "critical", 601 * 4096, 4 * 4096)])):
+        rng = np.random.default_rng(seed)
+        folder = tmp_path / f"fall{fall_at}"
+        write_tb(folder / "run", {f"train/{g}/reward": list(zip(st, v))
+                                  for g, (st, v) in _procgen_games(rng, fall_at).items()})
+        (run,) = curriwatch.analyze(curriwatch.load(folder)).runs
+        check(Case(f"procgen fall at {fall_at}", {}, expect), run.warnings)
+        assert {e.env_id: e.current_state for e in run.environments} == dict.fromkeys(
+            ("coinrun", "heist", "bossfight", "chaser"), "graduated")
+
+
 @pytest.mark.parametrize("name, expect", [
     # one-episode batches that fail are no deep drops: each is judged with its own count's noise
     ("minihack_counted_one_failed_episode_at_a_time", []),

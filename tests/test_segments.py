@@ -297,3 +297,27 @@ def test_means_of_episodes_that_fail_or_succeed_are_a_rate_of_their_count():
     dense = rng.normal(200, 60, 1500) / np.sqrt(k) + np.linspace(0, 300, 1500)
     assert segments.counted_outcomes(dense, k.astype(float)) is None and noise_model(dense, k.astype(float)).kind == "gaussian"
     assert segments.counted_outcomes(values, np.ones(1500)) is None  # single episodes: floored_outcomes' case
+
+
+def test_means_of_episodes_that_pay_a_fixed_reward_or_nothing_are_a_scaled_rate():
+    """Procgen's success-or-nothing games pay 10 for a solved episode and 0 otherwise; a point is the mean of the
+    k episodes that ended in a batch, k not logged. Batches where every episode succeeded score exactly 10, again
+    and again (a ceiling), and every point is a whole number of successes out of its k: a rate of the typical k
+    (the median least k of the points between the bounds — a point with one failure shows its k exactly), scaled
+    by 10. Float32 storage (TensorBoard) keeps them on that lattice. A continuous score clipped at a cap has values
+    just below it (no failure's gap): no ceiling, gaussian; nor is a value repeated in one stretch; rates in [0, 1]
+    are rates."""
+    rng = np.random.default_rng(7)
+    k = 8 + rng.integers(0, 5, 1200)
+    p = np.clip(np.arange(1200) / 50, 0.1, 0.95)
+    values = (10.0 * rng.binomial(k, p) / k).astype(np.float32).astype(np.float64)
+    assert segments.ceiling(values) == 10.0
+    assert segments.scaled_outcomes(values) == (10.0, 10)
+    noise = noise_model(values)
+    assert noise.kind == "binomial" and noise.scale == 10.0 and noise.floor == 0.0 and noise.trials == 10
+    clipped = np.minimum(rng.normal(9.0, 1.0, 1200), 10.0)
+    assert segments.ceiling(clipped) is None and segments.scaled_outcomes(clipped) is None
+    assert noise_model(clipped).kind == "gaussian"
+    held = np.concatenate([rng.normal(5.0, 1.0, 100), np.full(30, 9.0), rng.normal(5.0, 1.0, 100)])
+    assert segments.ceiling(held) is None  # one stretch at its top: a value repeated while nothing new came
+    assert segments.scaled_outcomes(values / 10.0) is None  # a rate's own
