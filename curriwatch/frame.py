@@ -88,6 +88,10 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
         if profile and profile.ignore and profile.ignores(tag):
             ignored += 1
             continue
+        if tag in step_keys:
+            # a step axis (TorchRL's WandbLogger gives each metric group its own, `train/{game}/step`), not a metric
+            # of the env its name holds
+            continue
         hit = profile.classify(tag, run_label) if profile else None
         if hit is None:
             if tag not in step_keys and not is_internal(tag):

@@ -216,6 +216,20 @@ def test_define_metric_step_axis_is_honoured(tmp_path):
     assert "env_step" not in ingest.runs[0].unclaimed_tags
 
 
+def test_per_group_step_keys_are_axes_not_metrics(tmp_path):
+    """TorchRL's WandbLogger (pytorch/rl, torchrl/record/loggers/wandb.py: per-group step injection) gives every
+    metric group its own step key in the same row — `train/{game}/step` beside `train/{game}/reward` — and
+    `define_metric(key, step_metric=that key)`. The generic profile's `train/{env}/{metric}` also matches the step
+    key: it is the group's axis, not a metric `step` of the env (at W&B's row counter, it moved the run's first
+    step to 0)."""
+    rows = [{"train/coinrun/step": 4096 * (i + 1), "train/coinrun/reward": float(i)} for i in range(4)]
+    write_wandb(tmp_path, rows, define_metrics=(("train/coinrun/step", None),
+                                                ("train/coinrun/reward", "train/coinrun/step")))
+    frame = curriwatch.load(tmp_path).frame
+    assert set(frame.metric.astype(str)) == {"reward"}
+    assert series(frame, "coinrun", "train", "reward") == [(4096 * (i + 1), float(i)) for i in range(4)]
+
+
 def test_offline_resume_with_one_run_id_is_one_run_with_duplicates(tmp_path):
     wandb_dir = tmp_path / "wandb"
     write_wandb(wandb_dir, [{"train/a/reward": 0.1} for _ in range(6)], steps=list(range(6)),
