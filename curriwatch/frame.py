@@ -94,7 +94,7 @@ def map_run(raw: RawRun, profile: Profile | None, run_name: str,
             continue
         hit = profile.classify(tag, run_label) if profile else None
         if hit is None:
-            if tag not in step_keys and not is_internal(tag):
+            if not is_internal(tag):
                 unclaimed.append(i)
             continue
         env_of[i] = code("env", hit[0] if hit[0] != RUN_ENV else _run_env(raw, run_name, profile))

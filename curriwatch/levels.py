@@ -355,15 +355,14 @@ def env_scale(env: EnvData) -> tuple[float, float] | None:
         # for a metric with no bounds of its own all of it beside that scale (returns of -1500..-200 beside
         # returns of 0..500): no lesson stalled on the shared scale stays below the level its siblings start from
         return own
-    f = fit(env, "learning")
-    if f.noise.counted and wide[1] > (best := f.noise.floor + f.noise.scale) > own[0]:
-        # means of a counted number of episodes that fail or succeed: a success is worth what this env's is (a
-        # sibling whose successes take fewer steps scores more for each), so its top lies no higher than that
-        return wide[0], max(own[1], best)
-    if (cap := env.cache.get("ceiling")) is not None and wide[1] > cap > own[0]:
-        # a ceiling its points and a sibling's reach exactly, again and again, and never pass (games that pay a
-        # fixed reward on success and nothing else): it can do no better, whatever other siblings' scales
-        return wide[0], max(own[1], cap)
+    noise = fit(env, "learning").noise
+    # the best this env can do, where its own values show it: means of a counted number of episodes that fail or
+    # succeed are worth what its successes are (a sibling whose successes take fewer steps scores more for each);
+    # a ceiling its points and a sibling's reach exactly, again and again, and never pass (games that pay a fixed
+    # reward on success and nothing else) is no higher, whatever other siblings' scales
+    for best in (noise.floor + noise.scale if noise.counted else None, env.cache.get("ceiling")):
+        if best is not None and wide[1] > best > own[0]:
+            return wide[0], max(own[1], best)
     return wide
 
 

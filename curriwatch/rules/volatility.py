@@ -250,11 +250,17 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     return out
 
 
-def _nearby_rate(singles: np.ndarray, a: int, b: int, gap: int, first: int, n: int) -> float:
-    """The share of lone deep points among the points near a run a..b of n (NEARBY_SPAN x its length either side,
-    at least NEARBY_POINTS, from `first` on), leaving out those within `gap` of it (the same burst's)."""
+def _neighbourhood(a: int, b: int, first: int, n: int) -> tuple[int, int]:
+    """The points near a stretch a..b of a series of n: NEARBY_SPAN x its length either side, at least
+    NEARBY_POINTS, from `first` on (lo, hi: a slice)."""
     reach = max(NEARBY_SPAN * (b - a + 1), NEARBY_POINTS)
-    lo, hi = max(first, a - reach), min(n, b + reach + 1)
+    return max(first, a - reach), min(n, b + reach + 1)
+
+
+def _nearby_rate(singles: np.ndarray, a: int, b: int, gap: int, first: int, n: int) -> float:
+    """The share of lone deep points among the points near a run a..b of n (_neighbourhood), leaving out those
+    within `gap` of it (the same burst's)."""
+    lo, hi = _neighbourhood(a, b, first, n)
     near = (singles >= lo) & (singles < hi) & ((singles < a - gap) | (singles > b + gap))
     return float(np.count_nonzero(near)) / max(hi - lo - (b - a + 1), 1)
 
@@ -336,8 +342,7 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
             continue  # its points moved together: a fall or a shift, not a burst
         rate = (len(idx) - len(g) + 1) / max(n_after - len(g), 1)
         # ... or nearby, where more (a noise level that drifts makes far points bunch where it runs high)
-        reach = max(NEARBY_SPAN * (b - a + 1), NEARBY_POINTS)
-        lo, hi = max(first, a - reach), min(len(raw), b + reach + 1)
+        lo, hi = _neighbourhood(a, b, first, len(raw))
         near = int(np.count_nonzero((idx >= lo) & (idx < hi))) - len(g)
         rate = max(rate, (near + 1) / max(hi - lo - len(g), 1))
         if _group_by_chance(g, n_after, rate, SCATTER_CHANCE) \
