@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -23,7 +23,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_eighteenth.py); `--corpus nineteenth` a nineteenth one, also from the contract alone
 (benchmarks/detection_corpus_nineteenth.py); `--corpus twentieth` a twentieth one, also from the contract alone
 (benchmarks/detection_corpus_twentieth.py); `--corpus twentyfirst` a twenty-first one, also from the contract alone
-(benchmarks/detection_corpus_twentyfirst.py); `all` prints the twenty-one. The
+(benchmarks/detection_corpus_twentyfirst.py); `--corpus twentysecond` a twenty-second one, also from the contract
+alone (benchmarks/detection_corpus_twentysecond.py); `all` prints the twenty-two. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -519,7 +520,7 @@ def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-                 "twentieth", "twentyfirst"):
+                 "twentieth", "twentyfirst", "twentysecond"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -559,8 +560,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_nineteenth as corpus
         elif which == "twentieth":
             import detection_corpus_twentieth as corpus
-        else:
+        elif which == "twentyfirst":
             import detection_corpus_twentyfirst as corpus
+        else:
+            import detection_corpus_twentysecond as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -607,7 +610,8 @@ def print_result(result: dict) -> None:
                                                                                              "eighteenth",
                                                                                              "nineteenth",
                                                                                              "twentieth",
-                                                                                             "twentyfirst") \
+                                                                                             "twentyfirst",
+                                                                                             "twentysecond") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -640,7 +644,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -660,7 +664,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_eighteenth.py), the nineteenth one (60 runs, "
                     "benchmarks/detection_corpus_nineteenth.py), the twentieth one (60 runs, "
                     "benchmarks/detection_corpus_twentieth.py), the twenty-first one (60 runs, "
-                    "benchmarks/detection_corpus_twentyfirst.py), both = default + wide, all = the twenty-one")
+                    "benchmarks/detection_corpus_twentyfirst.py), the twenty-second one (60 runs, "
+                    "benchmarks/detection_corpus_twentysecond.py), both = default + wide, all = the twenty-two")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -672,7 +677,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
                                                   "seventeenth", "eighteenth", "nineteenth",
-                                                  "twentieth", "twentyfirst")}.get(args.corpus,
+                                                  "twentieth", "twentyfirst", "twentysecond")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

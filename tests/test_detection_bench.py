@@ -128,15 +128,20 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
     for l in labels:
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    assert errors == [] and problems == [], (errors, problems)
+    # twenty-second: OpenRLHF's WandbLogger steps eval/* by `define_metric(..., step_metric="eval/epoch")`, a column no
+    # row holds; every eval then lands at step 0 (one point an env: unknown) — a known reading failure, tested below
+    known = [p for p in problems if name == "twentysecond" and p.startswith("openrlhf_wandb/")
+             and "only 1 point(s)" in p]
+    assert errors == [] and [p for p in problems if p not in known] == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-                                  "eighteenth", "nineteenth", "twentieth", "twentyfirst"])
+                                  "eighteenth", "nineteenth", "twentieth", "twentyfirst",
+                                  "twentysecond"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twenty-first corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twenty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -185,7 +190,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     windows written only once every level has a new episode, env frames at a drifting throughput), TRL GRPO's
     per-task reward functions through transformers' WandbCallback (`define_metric("*")` on `train/global_step`, null
     means in windows without the task, fixed-set evals, resumed runs), TorchRL's WandbLogger per-group step keys over
-    multi-game Procgen returns on their own scales:
+    multi-game Procgen returns on their own scales; twenty-second: Isaac Lab `Metrics/{task}/…` through skrl's
+    write-interval means (tags with spaces beside them; success rates or orientation errors), rl_games'
+    IsaacAlgoObserver `Episode/{obj}_consecutive_successes` at epochs beside frame and time axes, OpenRLHF's eval-only
+    `eval/eval_{datasource}_pass1` through its TensorboardLogger (resumed into a second event file) and its
+    WandbLogger (whose runs are the one known exception below):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
@@ -197,5 +206,22 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
         assert l["type"] in corpus.EVENTS, l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    assert errors == [] and problems == [], (errors, problems)
+    # twenty-second: OpenRLHF's WandbLogger steps eval/* by `define_metric(..., step_metric="eval/epoch")`, a column no
+    # row holds; every eval then lands at step 0 (one point an env: unknown) — a known reading failure, tested below
+    known = [p for p in problems if name == "twentysecond" and p.startswith("openrlhf_wandb/")
+             and "only 1 point(s)" in p]
+    assert errors == [] and [p for p in problems if p not in known] == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
+
+
+@pytest.mark.xfail(strict=True, reason="OpenRLHF's WandbLogger: define_metric('eval/*', step_metric='eval/epoch') names "
+                   "a step column no row holds; the evals all land at step 0 with no data issue (twenty-second corpus)")
+def test_twentysecond_openrlhf_wandb_evals_keep_their_steps(tmp_path):
+    """OpenRLHF's WandbLogger (openrlhf/utils/logging_utils.py) defines `eval/*` on `eval/epoch` but logs
+    `eval/global_step`: the evals should keep their steps (by the profile's `step_key`), or be reported, not collapse."""
+    import detection_corpus_twentysecond as corpus
+
+    labels = corpus.build(tmp_path, 6, 3)  # one run of each convention; the sixth is openrlhf_wandb
+    assert labels is not None
+    detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
+    assert errors == [] and problems == [], problems
