@@ -168,8 +168,22 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
         if not sel.any():
             continue
         row_step, row_has, row_bad, example = _axis_steps(raw, cols, profile, keys, axis_steps)
-        if row_step is None:  # no row has any of these keys: the logged step stays
-            continue
+        declared = profile is None or not profile.step_keys or keys != tuple(profile.step_keys)  # define_metric's
+        if row_step is not None and declared and _frozen(row_step, row_has, rows[sel]):
+            # W&B's step_sync fills an axis that is never logged with its last value (0): OpenRLHF's WandbLogger
+            # steps eval/* by eval/epoch and logs eval/global_step (openrlhf/utils/logging_utils.py, WandbLogger)
+            fallback = tuple(profile.step_keys) if profile and profile.step_keys else None
+            carried = np.unique(rows[sel][row_has[rows[sel]]])
+            issues.append(DataIssue(
+                "frozen_step_axis", run_name,
+                f"step axis {', '.join(keys)} holds one value ({int(row_step[carried[0]])}) in all {len(carried)} "
+                f"rows of its {len(tags)} tag(s); their steps are read from "
+                + (', '.join(fallback) if fallback else "the rows' own step (W&B's _step)") + " instead"))
+            if fallback is None:
+                continue
+            row_step, row_has, row_bad, example = _axis_steps(raw, cols, profile, fallback, axis_steps)
+            if row_step is None:
+                continue
         r = rows[sel]
         step[sel] = row_step[r]
         has, is_bad = row_has[r], row_bad[r]
@@ -190,6 +204,13 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
             f"{missing} point(s) were logged in rows without any of {', '.join(keys)} "
             "and are not in the frame"))
     return step, keep
+
+
+def _frozen(row_step: np.ndarray, row_has: np.ndarray, rows: np.ndarray) -> bool:
+    """Whether a define_metric step axis never advances over the rows (two or more) that carry it for these points
+    (a profile's own step keys may: Marin logs several rollout batches under one weight step)."""
+    r = np.unique(rows[row_has[rows]])
+    return len(r) >= 2 and bool(np.all(row_step[r] == row_step[r[0]]))
 
 
 def _axis_steps(raw: RawRun, cols, profile, keys: tuple[str, ...], cache: dict):

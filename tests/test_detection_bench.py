@@ -128,11 +128,7 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
     for l in labels:
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    # twenty-second: OpenRLHF's WandbLogger steps eval/* by `define_metric(..., step_metric="eval/epoch")`, a column no
-    # row holds; every eval then lands at step 0 (one point an env: unknown) — a known reading failure, tested below
-    known = [p for p in problems if name == "twentysecond" and p.startswith("openrlhf_wandb/")
-             and "only 1 point(s)" in p]
-    assert errors == [] and [p for p in problems if p not in known] == [], (errors, problems)
+    assert errors == [] and problems == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
@@ -206,19 +202,14 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
         assert l["type"] in corpus.EVENTS, l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    # twenty-second: OpenRLHF's WandbLogger steps eval/* by `define_metric(..., step_metric="eval/epoch")`, a column no
-    # row holds; every eval then lands at step 0 (one point an env: unknown) — a known reading failure, tested below
-    known = [p for p in problems if name == "twentysecond" and p.startswith("openrlhf_wandb/")
-             and "only 1 point(s)" in p]
-    assert errors == [] and [p for p in problems if p not in known] == [], (errors, problems)
+    assert errors == [] and problems == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
-@pytest.mark.xfail(strict=True, reason="OpenRLHF's WandbLogger: define_metric('eval/*', step_metric='eval/epoch') names "
-                   "a step column no row holds; the evals all land at step 0 with no data issue (twenty-second corpus)")
 def test_twentysecond_openrlhf_wandb_evals_keep_their_steps(tmp_path):
     """OpenRLHF's WandbLogger (openrlhf/utils/logging_utils.py) defines `eval/*` on `eval/epoch` but logs
-    `eval/global_step`: the evals should keep their steps (by the profile's `step_key`), or be reported, not collapse."""
+    `eval/global_step`: W&B fills the axis with 0 in every row; the evals keep their steps (by the profile's
+    `step_key`) and the frozen axis is reported, instead of collapsing into one point at step 0."""
     import detection_corpus_twentysecond as corpus
 
     labels = corpus.build(tmp_path, 6, 3)  # one run of each convention; the sixth is openrlhf_wandb

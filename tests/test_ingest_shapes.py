@@ -230,6 +230,28 @@ def test_per_group_step_keys_are_axes_not_metrics(tmp_path):
     assert series(frame, "coinrun", "train", "reward") == [(4096 * (i + 1), float(i)) for i in range(4)]
 
 
+@pytest.mark.parametrize("step_key", [None, "eval/global_step"])
+def test_a_step_axis_that_never_advances_is_no_axis(tmp_path, step_key):
+    """OpenRLHF's WandbLogger (openrlhf/utils/logging_utils.py, WandbLogger.__init__) defines `eval/*` on
+    `eval/epoch` (step_sync) but logs `eval/global_step`, never `eval/epoch`: W&B fills the axis with 0 in every
+    row, and all evals were one point at step 0 (combined as observations of one step, the envs `unknown`). The
+    profile's step key steps them where it has one, else W&B's own row step — reported either way."""
+    rows = [{"eval/global_step": 10 * (i + 1), "eval/gsm8k/reward": i / 10} for i in range(5)]
+    write_wandb(tmp_path / "run", rows, define_metrics=(("eval/epoch", None), ("eval/*", "eval/epoch")))
+    config = None
+    if step_key:
+        config = tmp_path / "curriwatch.yaml"
+        config.write_text("profiles:\n  evals:\n    patterns:\n"
+                          "      - {regex: '^eval/(?P<env>[a-z0-9]+)/(?P<metric>reward)$', split: eval}\n"
+                          f"    performance_metric: reward\n    step_key: {step_key}\nprofile: evals\n")
+    ingest = curriwatch.load(tmp_path / "run", config=str(config) if config else None)
+    steps = [10 * (i + 1) for i in range(5)] if step_key else list(range(5))
+    assert series(ingest.frame, "gsm8k", "eval", "reward") == [(s, i / 10) for i, s in enumerate(steps)]
+    frozen = [i for i in ingest.runs[0].issues if i.kind == "frozen_step_axis"]
+    assert len(frozen) == 1 and "eval/epoch holds one value (0) in all 5 rows" in frozen[0].detail, frozen
+    assert (step_key or "W&B's _step") in frozen[0].detail
+
+
 def test_offline_resume_with_one_run_id_is_one_run_with_duplicates(tmp_path):
     wandb_dir = tmp_path / "wandb"
     write_wandb(wandb_dir, [{"train/a/reward": 0.1} for _ in range(6)], steps=list(range(6)),
