@@ -232,7 +232,7 @@ def test_per_group_step_keys_are_axes_not_metrics(tmp_path):
 
 @pytest.mark.parametrize("step_key", [None, "eval/global_step"])
 def test_a_step_axis_that_never_advances_is_no_axis(tmp_path, step_key):
-    """OpenRLHF's WandbLogger (openrlhf/utils/logging_utils.py, WandbLogger.__init__) defines `eval/*` on
+    """OpenRLHF's WandbLogger (OpenRLHF@3c3be62 openrlhf/utils/logging_utils.py:81-82, 105) defines `eval/*` on
     `eval/epoch` (step_sync) but logs `eval/global_step`, never `eval/epoch`: W&B fills the axis with 0 in every
     row, and all evals were one point at step 0 (combined as observations of one step, the envs `unknown`). The
     profile's step key steps them where it has one, else W&B's own row step — reported either way."""
