@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from .envdata import EnvData
-from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, natural_zero, own_scale, rate_best
+from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, natural_zero, own_scale, rate_best, \
+    rate_top
 from .segments import robust_sd
 from .stats import median, range_regression, window_sums
 from .timeline import Interval, intervals
@@ -28,7 +29,7 @@ PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slop
 SHORT_PLATEAU_POINTS = 4  # ... or, in a series of fewer than 3 x that (a dozen sparse evals), a third of it, at least this
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (best - start): a success rate's plateau at 0.3, an
-# error rate's at 0.5, is no graduation
+# error rate's at 0.5, is no graduation (best: its bound, or the ceiling its run's learners share, levels.rate_top)
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
 RISE_FROM = 0.2  # ... from this share of its gain to the graduation line
 RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the run's span
@@ -116,9 +117,8 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
         if graduation["stop_threshold"] is None:
             return None
     line = lo + GRADUATION_SHARE * _sure_gain(f, lo, hi, noise)
-    best = rate_best(env, values)
-    if best is not None:
-        line = max(line, lo + RATE_SHARE * (best - lo))
+    if (rate := _rate_line(env, values, lo)) is not None:
+        line = max(line, rate)
     hold = hold_line(env, lo, hi, graduation)
     rise_from = lo + RISE_FROM * gain
     if graduation["stop_threshold"] is not None:
@@ -197,9 +197,8 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
     the gain) — a lesson it already knew. One that never learns stays far lower; one that only began
     high (a rolling mean that still holds the previous lesson's episodes) soon leaves it."""
     line = lo + STALL_SHARE * gain
-    best = rate_best(env, f.series.values)
-    if best is not None:
-        line = max(line, lo + RATE_SHARE * (best - lo))
+    if (rate := _rate_line(env, f.series.values, lo)) is not None:
+        line = max(line, rate)
     values = f.series.values
     first_half = values[: max(1, len(values) // 2)]
     if median(first_half) < lo + HOLD_SHARE * gain:
@@ -215,6 +214,18 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
     if graduation["stop_threshold"] is not None and _ema(values, graduation["ema_alpha"])[g] < env.sign * graduation["stop_threshold"]:
         return None
     return g
+
+
+def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
+    """The line a rate must reach to graduate (oriented): RATE_SHARE of the way from its start to the best it can
+    reach (levels.rate_top) — but never above STALL_SHARE of its whole range (0.7 success, 0.3 errors), where the
+    stall rule already reads it as waiting at its top: between the two it would neither stall nor graduate, and
+    an env at its run's top from a high start was `prolonged` (twenty-second corpus: datasources topping out at
+    pass@1 0.715 from 0.28). None for a metric that is no rate."""
+    best, bound = rate_top(env, values), rate_best(env, values)
+    if best is None:
+        return None
+    return min(lo + RATE_SHARE * (best - lo), bound - (1 - STALL_SHARE) * (bound if env.sign == 1 else 1.0))
 
 
 def _bounded_scale(env: EnvData, f) -> tuple[float, float] | None:

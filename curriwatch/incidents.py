@@ -79,6 +79,8 @@ EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volat
                 "training_stagnation": ("performance_volatility", "graduated_regression")}
 EXPLAINED_SHARE = 0.5
 LOW_AFTER_SHARE = 0.25  # a standing regression low this share of its span after swings ended fell for good
+OVERDUE_STALL_WINDOWS = 1.0  # a stall that began this many stagnation windows after the env was already overdue
+                             # (prolonged_training's first step) does not explain that prolonged activity
 LAST_PHASE_RATIO = 4.0  # a fall at the series' end this many typical phases long (or less) after switching is
                         # its last phase (levels.SWITCH_PHASE_RATIO: a phase this much longer ends a chain)
 
@@ -106,7 +108,17 @@ def _causes(inc: Incident, incidents: list[Incident]) -> list[Incident]:
     over before it had run LOW_AFTER_SHARE of its span — the env stayed low after them: it fell for good, and the
     swings were its new level's noise (read from a point before the fall, each explained the other and the fall
     went). Swings that go on to the end (or end within a window of it: a window's edge) are the env's state now,
-    and explain the fall they pull the mean into."""
+    and explain the fall they pull the mean into. For a prolonged activity, no stall of the env when its first
+    one began over OVERDUE_STALL_WINDOWS stagnation windows after the env was overdue (ninth corpus: steady
+    risers capped below the shared top, flat from 14 windows on, were only `training_stagnation`)."""
+    if inc.type == "prolonged_training":
+        # a slow climber already overdue before its progress stopped: slow learning first, then a stall — two
+        # facts; the stall explains only the activity of an env that stalled before it was overdue
+        # (a stall that spurious progress cut in parts began with its first part)
+        late = inc.first_step + OVERDUE_STALL_WINDOWS * inc.evidence.get("stagnation_window_steps", 0)
+        stalls = [o.first_step for o in incidents if o.type == "training_stagnation" and o.env_id == inc.env_id]
+        if stalls and min(stalls) > late:
+            return [o for o in incidents if not (o.type == "training_stagnation" and o.env_id == inc.env_id)]
     if inc.type != "graduated_regression" or inc.resolved:
         return incidents
     span = max(inc.last_step - inc.first_step, 1)

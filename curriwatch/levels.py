@@ -549,6 +549,43 @@ def rate_best(env: EnvData, values: np.ndarray) -> float | None:
     return None
 
 
+def rate_top(env: EnvData, values: np.ndarray) -> float | None:
+    """The best a rate can reach in its run (oriented): its bound (rate_best), or the ceiling its run's learners
+    share below it (run_rate_ceilings), whichever is lower; None for a metric that is no rate."""
+    best = rate_best(env, values)
+    ceiling = env.cache.get("rate_ceiling")
+    return best if best is None or ceiling is None else min(best, ceiling)
+
+
+def run_rate_ceilings(envs: list[EnvData]) -> list[float | None]:
+    """Per env, the level the run's rates that learned all stopped at, where that lies short of their bound
+    (oriented: by more than 1 - RATE_TOP of their whole range): at least CEILING_ENVS of them, and half of those
+    that learned, top out within SHARED_TOP_SPREAD x their gain of their upper-quartile top, and none learned to
+    a top beyond it. Every datasource of an LLM's eval set tops out at its pass@1 (the model's reach on its
+    problems: 0.6-0.85 of a difficulty-filtered mix, twenty-second corpus): their common plateau is the run's
+    top, not a crowd of envs stalled at one level (frozen learners stop where their own progress stopped, each
+    at its own level). None where there is no such ceiling, and for envs that are no rate."""
+    best = [rate_best(e, e.learning.values) for e in envs]
+    own = [own_scale(e) if b is not None else None for e, b in zip(envs, best)]
+    gained = [k for k, s in enumerate(own) if s is not None and learned(envs[k])]
+    if len(gained) < CEILING_ENVS or len({best[k] for k in gained}) != 1:
+        return [None] * len(envs)
+    tops = np.array([own[k][1] for k in gained])
+    gains = np.array([own[k][1] - own[k][0] for k in gained])
+    top = float(np.quantile(tops, REFERENCE_TOP_QUANTILE))
+    near = np.abs(tops - top) <= SHARED_TOP_SPREAD * gains
+    bound = best[gained[0]]
+    ceiling = float(np.median(tops[near]))
+    whole = bound if bound > 0 else 1.0  # a success rate's whole range 0..1; an error rate's, oriented, -1..0
+    if near.sum() < max(CEILING_ENVS, len(gained) / 2) or np.any(tops > top + SHARED_TOP_SPREAD * gains) \
+            or ceiling > bound - (1 - RATE_TOP) * whole:
+        return [None] * len(envs)
+    return [ceiling if b == bound else None for b in best]
+
+
+CEILING_ENVS = 3  # a run's rates share a ceiling below their bound when this many learners (and half) stop there
+
+
 CONTINUOUS_VALUES = 8  # a [0, 1] series of this many distinct values or more (among its first 8 x this) ...
 RATE_TOP = 0.9  # ... on no lattice, named a return, where no env of its run holds this (a 5-point mean), is no rate
 RUN_TOP_POINTS = 5

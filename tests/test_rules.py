@@ -205,6 +205,15 @@ CASES = [
     Case("a long fall that recovers is a regression", {"a": E(state=GRADUATED_AT_1000, train=TRAIN_TO_1000,
                                                               eval=f"{RISE} 0.95~0.02x20 0.3~0.02x15 0.95~0.02x20")},
          [("graduated_regression", "a", "critical", 2000, 50)], ("graduated_regression", "performance_volatility")),
+    # a lone outlier of the calm noise a few points before a burst does not date it (eighteenth corpus long_drift)
+    Case("an outlier 6 calm points before a burst", {"a": E(train="0.1+0.08x10 0.9~0.01x100 0.7 0.9~0.01x6 "
+                                                            "(0.6 0.85 0.5 0.9 0.7 0.55 0.88 0.65 0.8 0.6)x2 0.9~0.01x60")},
+         [("performance_volatility", "a", "warning", 1170, 10)], ("performance_volatility", "graduated_regression")),
+    # ... but one whose calm points after it lie below the level too is the burst's (a one-sided burst's milder
+    # points: twelfth corpus sb3_goal, an EvalCallback burst whose first point was 6 mild ones before the rest)
+    Case("a burst's first point 6 mild ones before the rest", {"a": E(train="0.1+0.08x10 0.9~0.03x100 0.6 0.865~0.02x6 "
+                                                                      "(0.6 0.85 0.5 0.9 0.7 0.55 0.88 0.65 0.8 0.6)x2 0.9~0.01x60")},
+         [("performance_volatility", "a", "warning", 1100, 10)], ("performance_volatility", "graduated_regression")),
     # unexpected_transition
     Case("state goes backwards", {"a": E(state="1x10 2x10 1x10")},
          [("unexpected_transition", "a", "warning", 1000, 0)], ("unexpected_transition",)),
@@ -235,6 +244,15 @@ CASES = [
     Case("active for 3000 steps because it stalled", {"a": E(state="1x60", train="0.3~0.02x300")},
          [("training_stagnation", "a", "warning", 0, 0)], ("prolonged_training", "training_stagnation")),
     Case("graduates in time", {"a": E(state="1x16 2x44", train="0.3~0.02x160")}, [], ("prolonged_training",)),
+    # a rate's graduation line is never above 70 % of its whole range, where the stall rule reads it as waiting at its
+    # top: one that rose from 0.3 and holds 0.72 graduates (it neither stalled nor was ever done: `prolonged` before)
+    Case("rates from a high start holding 0.72 graduate", {k: E(train="0.3+0.04x11 0.72~0.01x300") for k in "ab"}, [],
+         ("prolonged_training", "training_stagnation"), {"performance_metric": "success"}, metric="success"),
+    # ... but a slow climber that was already overdue when it stalled learned too slowly first: two facts
+    # (ninth corpus: a steady riser capped at 0.68 of its gain, flat from 14 windows on)
+    Case("overdue while still climbing, then stalled", {"a": E(state="1x130", train="0.05+0.0012~0.01x250 0.35~0.01x400")},
+         [("prolonged_training", "a", "info", 2000, 0), ("training_stagnation", "a", "warning", 2500, 100)],
+         ("prolonged_training", "training_stagnation")),
     # eval_gap
     Case("graduated env's evals stop while the run goes on", {
         "a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40", eval="0.1+0.09x10 0.95~0.01x20"),
@@ -2367,6 +2385,43 @@ def test_a_deep_pair_where_a_drifting_noise_runs_high_is_chance(tmp_path):
     times as often: there such a pair is chance, as the burst scan's far points already are."""
     case = Case("drift", {"a": E(train=_fixture_series("long_drift_deep_pair_where_noise_runs_high"), train_every=4000,
                                  start=4000)}, [], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+# An LLM's eval sets (OpenRLHF's per-datasource pass@1, twenty-second corpus): every datasource of the run tops out
+# at the model's reach on its problems, 0.62 here — the run's top, not three stalls; a datasource frozen far below
+# it is stalled, and a fall from the shared top is a regression. Two envs at one level are no evidence of a ceiling.
+SHARED_CEILING = {k: E(eval="0.2+0.04x11 0.62b200x150") for k in ("a", "b")}
+
+
+@pytest.mark.parametrize("case", [
+    Case("three learners stop at a shared ceiling, one frozen below it",
+         SHARED_CEILING | {"c": E(eval="0.2+0.04x11 0.62b200x150"), "d": E(eval="0.2+0.015x10 0.35b200x151")},
+         [("training_stagnation", "d", "warning", 500, 150)], ("training_stagnation", "graduated_regression")),
+    Case("a fall from the shared ceiling", SHARED_CEILING | {"c": E(eval="0.2+0.04x11 0.62b200x60 0.35b200x90"),
+                                                             "d": E(eval="0.2+0.04x11 0.62b200x150")},
+         [("graduated_regression", "c", "critical", 3550, 50)], ("training_stagnation", "graduated_regression")),
+    Case("two learners at one level below the bound are no ceiling", SHARED_CEILING,
+         [("training_stagnation", "a", "warning", 550, 300), ("training_stagnation", "b", "warning", 550, 300)],
+         ("training_stagnation",)),
+], ids=lambda c: c.name)
+def test_rates_whose_learners_all_stop_short_of_the_bound_share_that_ceiling(case, tmp_path):
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_switching_that_sparse_evals_read_from_the_learning_start_is_dated_by_training(tmp_path):
+    """Seventh corpus's tbx_scalars (place): training (5 episodes a point, every 10 steps) switches 12 times in
+    phases of ~200 steps from step 4,240, 2,700 steps after it graduated. Its evals (10 episodes, every 30-70
+    steps) read 5 changes in phases of ~1,200 steps from their first point, the learning start near the low
+    level: merged, the switching began before graduation and ended before the log did — the noise of learning,
+    not reported — and the fall it held was a critical regression. Switching the denser series resolves finer
+    starts it no earlier than that."""
+    grid = {f"{split}_every": 10 for split in ("train", "eval", "state")}
+    case = Case("place", {"a": E(start=1130, **grid, **{split: _fixture_series(
+        f"seventh_switching_sparse_evals_from_the_start_{split}") for split in ("train", "eval", "state")})},
+                [("performance_volatility", "a", "warning", 4240, 20)], ("performance_volatility", "graduated_regression"))
     got, _run = run_case(case, tmp_path)
     check(case, got)
 

@@ -6,7 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..graduation import STALL_SHARE
 from ..incidents import Incident
-from ..levels import env_scale, fit, learned, rate_best
+from ..levels import env_scale, fit, learned, rate_best, rate_top
 from ..stats import lag1_correlation, median
 from . import judged_window, register
 
@@ -103,7 +103,8 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         # batches: its still points make any sliver "stand out"): progress is measured on its range, not on
         # its own sliver of a gain
         min_rise = max(min_rise, s["min_delta"] * abs(best - start))
-    stall_line = start + STALL_SHARE * (max(top, best) - start if best is not None else top - start)
+    reach = rate_top(env, y)  # the run's shared ceiling where its learners all stopped short of the bound
+    stall_line = start + STALL_SHARE * (max(top, reach) - start if best is not None else top - start)
     if best is not None:
         # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
         # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there

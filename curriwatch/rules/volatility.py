@@ -61,7 +61,11 @@ AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root
 # metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
+FINER = 2.0  # switching read from two series is dated by one with this x the other's changes, its phases 1 / this
 ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or more on one side of it
+LONE_LEAD_GAP = 4  # a burst's first point off the level, this many calm points or more before its next one (and
+                   # more than between any two of its later ones), is an outlier of the calm noise before it ...
+CALM_SE = 3.0  # ... when those calm points' mean lies within this many standard errors of the level held
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
@@ -329,6 +333,7 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
     ratio = BURST_RATIO_WHITE if _white(value[first:]) else BURST_RATIO
     out = []
     for g in _near_groups(idx, s["dip_points"]):
+        g = g[_lone_lead(g, value - sig["baseline"], sd):]
         a, b = int(g[0]), int(g[-1])
         tail = raw[b + 1: b + 1 + s["min_points"]]
         if len(g) < SCATTER_POINTS or len(tail) < s["min_points"] or not median(tail) >= held_zone(r):
@@ -554,13 +559,32 @@ def _first_off(f, y: np.ndarray, a: int, e: int, before: float) -> int:
     """Where a burst found by its ranks (points a..e) began: when its points off the level held before it (by
     over SCATTER_NOISE noise sds there) lie on one side of it (ONE_SIDED of them or more: scatter below a level
     a policy held), its first such point — the scan's ends split the changes' sizes where they grow, a few calm
-    points before the first one far off; else a (noise that grew on both sides of the level begins where its
-    sizes grew)."""
+    points before the first one far off —, but for a lead of lone outliers (_lone_lead); else a (noise that grew
+    on both sides of the level begins where its sizes grew)."""
     inside = y[a: e + 1] - before
     off = np.flatnonzero(np.abs(inside) > SCATTER_NOISE * float(np.max(np.atleast_1d(f.noise.raw_sd(before)))))
     if not len(off) or max(np.mean(inside[off] < 0), np.mean(inside[off] > 0)) < ONE_SIDED:
         return a
-    return a + int(off[0])
+    sd = float(np.max(np.atleast_1d(f.noise.raw_sd(before))))
+    return a + int(off[_lone_lead(off, inside, np.full(len(inside), sd))])
+
+
+def _lone_lead(off: np.ndarray, dev: np.ndarray, sd: np.ndarray) -> int:
+    """How many of a burst's first points off the level (indices into dev, each point's distance from the level
+    held, of noise sd `sd`) are lone outliers of the calm noise before it: each LONE_LEAD_GAP calm points or more
+    before the next one, further from it than any two later ones are from each other, those calm points about the
+    level (their mean within CALM_SE standard errors of it: a one-sided burst's milder points lie below it too),
+    while SCATTER_POINTS remain (eighteenth corpus long_drift: a Student-t outlier 5-7 points before a burst dated
+    it from there)."""
+    calm = np.diff(off) - 1  # the calm points between neighbouring points off the level
+    sd = np.broadcast_to(sd, dev.shape)
+    lead = 0
+    while len(off) - lead - 1 >= SCATTER_POINTS and calm[lead] >= LONE_LEAD_GAP and calm[lead] > calm[lead + 1:].max():
+        between = slice(off[lead] + 1, off[lead + 1])
+        if abs(float(np.mean(dev[between]))) > CALM_SE * float(np.sqrt(np.mean(sd[between] ** 2) / calm[lead])):
+            break
+        lead += 1
+    return lead
 
 
 def _as_one(env: EnvData, y: np.ndarray, inside: np.ndarray, held: float, spread: float) -> bool:
@@ -798,7 +822,7 @@ def _merged(events: list[dict]) -> list[dict]:
     switching describes the event (half its period in its own points: a pace that slows where the env is calm
     stretches them)."""
     out = []
-    for ev, *members in _groups(events):
+    for ev, *members in _groups([_no_earlier_than_finer(e, events) for e in events]):
         kinds = {e["kind"] for e in members}
         dating = [e for e in members if e["kind"] != "burst"] if kinds & set(SUSTAINED) else members
         switched = [e for e in members if e["kind"] == "switching"]
@@ -910,6 +934,25 @@ def _groups(events: list[dict]) -> list[list[dict]]:
             continue
         out.append([dict(ev), ev])
     return out
+
+
+def _no_earlier_than_finer(ev: dict, events: list[dict]) -> dict:
+    """Switching `ev` starting no earlier than switching of the other series that resolves it finer and overlaps
+    it (see _finer)."""
+    starts = [f["first_step"] for f in events if _finer(f, ev) and f["first_step"] <= ev["last_step"]
+              and ev["first_step"] <= f["last_step"]]
+    return dict(ev, first_step=max(ev["first_step"], *starts)) if starts else ev
+
+
+def _finer(ev: dict, other: dict) -> bool:
+    """Whether switching `ev` read from one series resolves switching `other` read from the other one finer:
+    over FINER x its changes, its phases under 1 / FINER x as long. Sparse evals' phases span several of the
+    denser series' ones, and their first one may be the learning start at a level near the low one (seventh
+    corpus: a chain of evals from an env's first point, 2,700 steps before training's 12 changes); other
+    events of either series still date the switching where they begin earlier."""
+    return ev["kind"] == other["kind"] == "switching" and ev["split"] != other["split"] \
+        and ev.get("changes", 0) >= FINER * other.get("changes", math.inf) \
+        and FINER * ev["phase_steps"] <= other["phase_steps"]
 
 
 def _phase(ev: dict) -> float:
