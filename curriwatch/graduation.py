@@ -225,7 +225,13 @@ def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
     best, bound = rate_top(env, values), rate_best(env, values)
     if best is None:
         return None
-    return min(lo + RATE_SHARE * (best - lo), bound - (1 - STALL_SHARE) * (bound if env.sign == 1 else 1.0))
+    return min(lo + RATE_SHARE * (best - lo), waiting_line(env, bound))
+
+
+def waiting_line(env: EnvData, bound: float) -> float:
+    """STALL_SHARE of a rate's whole range (oriented; its bound `bound`): 0.7 success, 0.3 errors, 0.7 x what a
+    solved episode is worth. Above it a rate waits at its top: it stalls nowhere and may graduate."""
+    return bound - (1 - STALL_SHARE) * (bound if env.sign == 1 else 1.0)
 
 
 def _bounded_scale(env: EnvData, f) -> tuple[float, float] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..graduation import STALL_SHARE
+from ..graduation import STALL_SHARE, waiting_line
 from ..incidents import Incident
 from ..levels import env_scale, fit, learned, rate_best, rate_top
 from ..stats import lag1_correlation, median
@@ -109,7 +109,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
         # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
         # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there
         # its whole range: best - 1 to best; 0 to best for single episodes' returns worth best when solved
-        stall_line = min(stall_line, best - (1 - STALL_SHARE) * (best if env.sign == 1 else 1.0))
+        stall_line = min(stall_line, waiting_line(env, best))
     elif env.cache.get("alone") and not learned(env):
         # the run's only env never learned: nothing (no sibling, no rate's bound) makes its level a top, and a
         # run trained for nothing is stalled. Beside siblings on other scales it may be one already good: not judged

@@ -565,13 +565,12 @@ def _first_off(f, y: np.ndarray, a: int, e: int, before: float) -> int:
     off = np.flatnonzero(np.abs(inside) > SCATTER_NOISE * float(np.max(np.atleast_1d(f.noise.raw_sd(before)))))
     if not len(off) or max(np.mean(inside[off] < 0), np.mean(inside[off] > 0)) < ONE_SIDED:
         return a
-    sd = float(np.max(np.atleast_1d(f.noise.raw_sd(before))))
-    return a + int(off[_lone_lead(off, inside, np.full(len(inside), sd))])
+    return a + int(off[_lone_lead(off, inside, np.max(np.atleast_1d(f.noise.raw_sd(before))))])
 
 
-def _lone_lead(off: np.ndarray, dev: np.ndarray, sd: np.ndarray) -> int:
+def _lone_lead(off: np.ndarray, dev: np.ndarray, sd) -> int:
     """How many of a burst's first points off the level (indices into dev, each point's distance from the level
-    held, of noise sd `sd`) are lone outliers of the calm noise before it: each LONE_LEAD_GAP calm points or more
+    held, of noise sd `sd`: one or per point) are lone outliers of the calm noise before it: each LONE_LEAD_GAP calm points or more
     before the next one, further from it than any two later ones are from each other, those calm points about the
     level (their mean within CALM_SE standard errors of it: a one-sided burst's milder points lie below it too),
     while SCATTER_POINTS remain (eighteenth corpus long_drift: a Student-t outlier 5-7 points before a burst dated
