@@ -23,7 +23,8 @@ from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .stats import median
 from .graduation import inferred_timeline, sibling_climbs
-from .levels import run_noise_reference, run_rate_ceilings, run_rate_top, run_reference, shared_ceilings
+from .levels import (ceiling_reaches, run_noise_reference, run_rate_ceilings, run_rate_top, run_reference,
+                     shared_ceilings)
 from .rules.regression import regression_signal
 from .timeline import (Interval, compare_with_curriculum_state, explicit_timeline, force_final_state,
                        read_curriculum_state, saved_state)
@@ -85,6 +86,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             env.cache["run_top"] = top
         references = run_reference(run_envs)
         ceilings = shared_ceilings(run_envs)
+        reaches = ceiling_reaches(run_envs, ceilings)
         rate_ceilings = run_rate_ceilings(run_envs)
         noise_refs = run_noise_reference(run_envs)
         climbs = sibling_climbs(run_envs)
@@ -96,6 +98,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             env.cache["reference"] = references[k]
             env.cache["ceiling"] = ceilings[k]
             env.cache["rate_ceiling"] = rate_ceilings[k]
+            env.cache["ceiling_reach"] = reaches[k]
             env.cache["noise_reference"] = noise_refs[k]
             env.cache["sibling_climb"] = climbs[k]
             env.cache["alone"] = len(run_envs) == 1

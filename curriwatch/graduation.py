@@ -223,6 +223,8 @@ def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
     an env at its run's top from a high start was `prolonged` (twenty-second corpus: datasources topping out at
     pass@1 0.715 from 0.28). None for a metric that is no rate."""
     best, bound = rate_top(env, values), rate_best(env, values)
+    if best is None and env.cache.get("ceiling") is not None:
+        best = bound = env.cache["ceiling"]  # a shared ceiling bounds means of success-or-nothing episodes likewise
     if best is None:
         return None
     return min(lo + RATE_SHARE * (best - lo), waiting_line(env, bound))

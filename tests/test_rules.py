@@ -2599,6 +2599,20 @@ def test_means_of_episodes_that_pay_a_fixed_reward_or_nothing_are_a_scaled_rate(
             ("coinrun", "heist", "bossfight", "chaser"), "graduated")
 
 
+def test_success_or_nothing_games_top_out_where_the_games_sharing_their_ceiling_do(tmp_path):
+    """Twenty-first corpus's torchrl_procgen (seed 2, committed series): maze and ninja pay 10 or nothing and hold
+    94-96 % success (9.4-9.6) beside dodgeball, waving all its life, and plunder, continuous. The run's shared start
+    (7.6) and their ceiling (10) put their graduation line at 9.76, out of reach: `prolonged`, never graduated. Like a
+    success rate's, their top is what the games sharing the ceiling reach: both graduate, no prolonged training."""
+    envs = {name: E(train=_fixture_series(f"twentyfirst_procgen_{name}"), train_every=8192, start=8192)
+            for name in ("maze", "ninja", "dodgeball", "plunder")}
+    case = Case("procgen at 95 %", envs, [], ("prolonged_training",))
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert {e.env_id: e.current_state for e in run.environments if e.env_id in ("maze", "ninja")} == dict.fromkeys(
+        ("maze", "ninja"), "graduated")
+
+
 @pytest.mark.parametrize("name, expect", [
     # one-episode batches that fail are no deep drops: each is judged with its own count's noise
     ("minihack_counted_one_failed_episode_at_a_time", []),
