@@ -169,11 +169,10 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
             continue
         row_step, row_has, row_bad, example = _axis_steps(raw, cols, profile, keys, axis_steps)
         declared = profile is None or not profile.step_keys or keys != tuple(profile.step_keys)  # define_metric's
-        if row_step is not None and declared and _frozen(row_step, row_has, rows[sel]):
+        if row_step is not None and declared and (carried := _frozen_rows(row_step, row_has, rows[sel])) is not None:
             # W&B's step_sync fills an axis that is never logged with its last value (0): OpenRLHF's WandbLogger
             # steps eval/* by eval/epoch and logs eval/global_step (OpenRLHF@3c3be62 openrlhf/utils/logging_utils.py:81-82, 105)
             fallback = tuple(profile.step_keys) if profile and profile.step_keys else None
-            carried = np.unique(rows[sel][row_has[rows[sel]]])
             issues.append(DataIssue(
                 "frozen_step_axis", run_name,
                 f"step axis {', '.join(keys)} holds one value ({int(row_step[carried[0]])}) in all {len(carried)} "
@@ -206,11 +205,12 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
     return step, keep
 
 
-def _frozen(row_step: np.ndarray, row_has: np.ndarray, rows: np.ndarray) -> bool:
-    """Whether a define_metric step axis never advances over the rows (two or more) that carry it for these points
-    (a profile's own step keys may: Marin logs several rollout batches under one weight step)."""
+def _frozen_rows(row_step: np.ndarray, row_has: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """The rows (two or more) that carry a define_metric step axis for these points, where it never advances over
+    them; None where it does (a profile's own step keys may not: Marin logs several rollout batches under one weight
+    step)."""
     r = np.unique(rows[row_has[rows]])
-    return len(r) >= 2 and bool(np.all(row_step[r] == row_step[r[0]]))
+    return r if len(r) >= 2 and bool(np.all(row_step[r] == row_step[r[0]])) else None
 
 
 def _axis_steps(raw: RawRun, cols, profile, keys: tuple[str, ...], cache: dict):

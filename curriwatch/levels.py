@@ -373,14 +373,11 @@ def ceiling_reaches(envs: list[EnvData], ceilings: list[float | None]) -> list[f
     tops, as a run's success rates share one; the ceiling where none learned): Procgen games at 94-96 % success
     (9.4-9.6 of 10) beside continuous games were read on a scale up to 10 and never graduated (twenty-first
     corpus: `prolonged`). None for the others."""
-    out: list[float | None] = []
-    for env, c in zip(envs, ceilings):
-        if c is None:
-            out.append(None)
-            continue
+    reach = {}
+    for c in {c for c in ceilings if c is not None}:
         tops = [own_scale(e)[1] for e, d in zip(envs, ceilings) if d == c and own_scale(e) is not None and learned(e)]
-        out.append(min(c, float(np.quantile(tops, REFERENCE_TOP_QUANTILE))) if tops else c)
-    return out
+        reach[c] = min(c, float(np.quantile(tops, REFERENCE_TOP_QUANTILE))) if tops else c
+    return [reach.get(c) for c in ceilings]
 
 
 def shared_ceilings(envs: list[EnvData]) -> list[float | None]:
