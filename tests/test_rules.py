@@ -606,6 +606,12 @@ SHAPES = [
     # nothing says its level is a top (beside siblings on other scales it may be one already good: unknown)
     Case("the only env of a run never learns", {"a": E(train="-1200~20x400")},
          [("training_stagnation", "a", "warning", 0, 100)], ("training_stagnation", "prolonged_training")),
+    # a never-learner's lucky batch or two (a one-point segment back at 0 right after) is no progress: its
+    # stall runs from activation (seventh corpus seed 3's drawer — was: stalled from the second blip only)
+    Case("a never-learner's lucky batches are no progress",
+         {"a": E(train="0x51 0.2 0x2 0.2 0x245"), "b": E(train="0.1+0.05x17 0.95~0.02x282")},
+         [("training_stagnation", "a", "warning", 0, 100)], ("training_stagnation",),
+         {"performance_metric": "success"}, metric="success"),
     # envs of one task start from one level: what one reaches is reachable, so a stall far below it is
     # a stall, not graduation at the env's own top (rewards: no natural scale)
     Case("a stall below what a sibling from the same start reaches",
@@ -2597,6 +2603,21 @@ def test_means_of_episodes_that_pay_a_fixed_reward_or_nothing_are_a_scaled_rate(
         check(Case(f"procgen fall at {fall_at}", {}, expect), run.warnings)
         assert {e.env_id: e.current_state for e in run.environments} == dict.fromkeys(
             ("coinrun", "heist", "bossfight", "chaser"), "graduated")
+
+
+def test_the_next_swing_up_of_a_wandering_never_learner_is_no_progress(tmp_path):
+    """Thirteenth corpus's nav_ar1 (seed 3, committed series): training's time to goal, a running mean logged every
+    step, of a maze never solved (at the 767-step timeout but for runs of luck that wander ~50 steps down and back)
+    beside two mazes learned to ~250. Each swing back up from a trough rose more than min_delta of the shared range,
+    and was read as progress: no stall was ever long enough. Progress is a level above the best held so far: the
+    maze has stalled since its first point."""
+    envs = {name: E(train=_fixture_series(f"thirteenth_nav_{name}"), train_every=1) for name in ("moving", "open", "rooms")}
+    case = Case("a wandering never-learner", envs, [("training_stagnation", "moving", "warning", 0, 20)],
+                ("training_stagnation",), {"direction": "lower", "performance_metric": "to_goal"}, metric="to_goal")
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert {e.env_id: e.current_state for e in run.environments} == {"moving": "active", "open": "graduated",
+                                                                     "rooms": "graduated"}
 
 
 def test_success_or_nothing_games_top_out_where_the_games_sharing_their_ceiling_do(tmp_path):

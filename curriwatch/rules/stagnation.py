@@ -6,6 +6,7 @@ import numpy as np
 from ..envdata import EnvData
 from ..graduation import STALL_SHARE, waiting_line
 from ..incidents import Incident
+from ..segments import OUTLIER_POINTS
 from ..levels import env_scale, fit, learned, rate_best, rate_top
 from ..stats import lag1_correlation, median
 from . import judged_window, register
@@ -91,18 +92,18 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     gain = top - start
     min_rise = s["min_delta"] * gain if gain > 0 else s["min_delta"] * max(abs(top), 1e-12)
     seg_of = seg.index_of()
-    rises = _progress(seg, lo, hi, min_rise)
-    bounds = [lo, *rises, hi]
-    # a stall that progress ends must also be long for this env: longer than RESUMED_WINDOWS of its
-    # usual time between steps of progress (a steady climber's segments last as long as each other) —
-    # between its other steps: the stretch judged is no measure of its own env's pace
-    intervals = np.diff(steps[np.array(bounds[:-1])])
     best = rate_best(env, y)
     if best is not None and (not learned(env) or gain < s["min_delta"] * abs(best - start)):
         # a rate that learned nothing, or less than min_delta of its range (a rate at 0 but for a few lucky
         # batches: its still points make any sliver "stand out"): progress is measured on its range, not on
         # its own sliver of a gain
         min_rise = max(min_rise, s["min_delta"] * abs(best - start))
+    rises = _progress(seg, lo, hi, min_rise)
+    bounds = [lo, *rises, hi]
+    # a stall that progress ends must also be long for this env: longer than RESUMED_WINDOWS of its
+    # usual time between steps of progress (a steady climber's segments last as long as each other) —
+    # between its other steps: the stretch judged is no measure of its own env's pace
+    intervals = np.diff(steps[np.array(bounds[:-1])])
     reach = rate_top(env, y)  # the run's shared ceiling where its learners all stopped short of the bound
     stall_line = start + STALL_SHARE * (max(top, reach) - start if best is not None else top - start)
     if best is not None:
@@ -221,22 +222,26 @@ def _wobbled_back(steps: np.ndarray, seg, j: int, lo: int, min_rise: float, wind
 
 def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
     """Points where the env made progress: the first point of a segment whose level is more than
-    min_rise above the level at the last progress (or the interval's start). Small significant steps
-    add up, so a fine staircase of learning is progress too."""
+    min_rise above the level at the last progress (or the interval's start) and above the best level held
+    since: a return to a level held before a fall is no progress, nor is a wandering series' next swing up.
+    Small significant steps add up, so a fine staircase of learning is progress too. A blip — a segment of
+    up to OUTLIER_POINTS points whose next one is back within min_rise of the level before it (a never-learner's
+    lucky batch or two) — is none either."""
     out = []
     j0 = int(np.searchsorted(seg.bounds, lo, "right")) - 1
-    anchor = seg.level[j0]
-    for j in range(j0 + 1, len(seg)):
-        a = int(seg.bounds[j])
-        if a >= hi:
-            break
-        if seg.count[j] == 0:
-            continue
-        if seg.level[j] > anchor + min_rise:
-            out.append(a)
-            anchor = seg.level[j]
-        elif seg.level[j] < anchor:
-            anchor = seg.level[j]  # a fall: progress is counted from the lower level
+    anchor = best = seg.level[j0]
+    nonempty = [j for j in range(j0 + 1, len(seg)) if seg.count[j] > 0 and int(seg.bounds[j]) < hi]
+    for i, j in enumerate(nonempty):
+        level = seg.level[j]
+        if level > max(anchor + min_rise, best):
+            if seg.count[j] <= OUTLIER_POINTS and i + 1 < len(nonempty) \
+                    and seg.level[nonempty[i + 1]] <= anchor + min_rise:
+                continue
+            out.append(int(seg.bounds[j]))
+            anchor = best = level
+        elif level < anchor:
+            anchor = level  # a fall: progress is counted from the lower level
+        best = max(best, level)
     return out
 
 
