@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -24,7 +24,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_nineteenth.py); `--corpus twentieth` a twentieth one, also from the contract alone
 (benchmarks/detection_corpus_twentieth.py); `--corpus twentyfirst` a twenty-first one, also from the contract alone
 (benchmarks/detection_corpus_twentyfirst.py); `--corpus twentysecond` a twenty-second one, also from the contract
-alone (benchmarks/detection_corpus_twentysecond.py); `all` prints the twenty-two. The
+alone (benchmarks/detection_corpus_twentysecond.py); `--corpus twentythird` a twenty-third one, also from the contract
+alone (benchmarks/detection_corpus_twentythird.py); `all` prints the twenty-three. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -520,7 +521,7 @@ def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-                 "twentieth", "twentyfirst", "twentysecond"):
+                 "twentieth", "twentyfirst", "twentysecond", "twentythird"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -562,8 +563,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_twentieth as corpus
         elif which == "twentyfirst":
             import detection_corpus_twentyfirst as corpus
-        else:
+        elif which == "twentysecond":
             import detection_corpus_twentysecond as corpus
+        else:
+            import detection_corpus_twentythird as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -611,7 +614,8 @@ def print_result(result: dict) -> None:
                                                                                              "nineteenth",
                                                                                              "twentieth",
                                                                                              "twentyfirst",
-                                                                                             "twentysecond") \
+                                                                                             "twentysecond",
+                                                                                             "twentythird") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -644,7 +648,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -665,7 +669,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_nineteenth.py), the twentieth one (60 runs, "
                     "benchmarks/detection_corpus_twentieth.py), the twenty-first one (60 runs, "
                     "benchmarks/detection_corpus_twentyfirst.py), the twenty-second one (60 runs, "
-                    "benchmarks/detection_corpus_twentysecond.py), both = default + wide, all = the twenty-two")
+                    "benchmarks/detection_corpus_twentysecond.py), the twenty-third one (60 runs, "
+                    "benchmarks/detection_corpus_twentythird.py), both = default + wide, all = the twenty-three")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -677,7 +682,8 @@ def main(argv: list[str] | None = None) -> int:
                                                   "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
                                                   "seventeenth", "eighteenth", "nineteenth",
-                                                  "twentieth", "twentyfirst", "twentysecond")}.get(args.corpus,
+                                                  "twentieth", "twentyfirst", "twentysecond",
+                                                  "twentythird")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

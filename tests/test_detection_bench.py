@@ -135,7 +135,7 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
-                                  "twentysecond"])
+                                  "twentysecond", "twentythird"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     """The fifth to twenty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
@@ -190,7 +190,13 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     write-interval means (tags with spaces beside them; success rates or orientation errors), rl_games'
     IsaacAlgoObserver `Episode/{obj}_consecutive_successes` at epochs beside frame and time axes, OpenRLHF's eval-only
     `eval/eval_{datasource}_pass1` through its TensorboardLogger (resumed into a second event file) and its
-    WandbLogger (whose runs are the one known exception below):
+    WandbLogger (whose runs are the one known exception below); twenty-third: d3rlpy's TensorboardAdapter (eval-only
+    per-task `metrics/eval_{task}` at the epoch beside an `add_hparams` subfolder that gets a new event file every
+    epoch; AntMaze success rates, or dense returns on their own scales with a lower-is-better distance by an override),
+    Tianshou's TensorboardLogger (one run folder per task named by its start time, read with `env: "{run}"`; test and
+    training returns with `n_collected_episodes` as `count_metric`, update / info / save scalars on other axes,
+    resumed from the log into a second event file), JaxUED's PLR maze W&B run (`solve_rate/{level}` on
+    `define_metric`'s `num_updates` axis, logged without `step=`, images in the rows):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
