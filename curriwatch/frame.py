@@ -396,8 +396,10 @@ def _run_env(raw: RawRun, run_name: str, profile: Profile) -> str:
     path = raw.source.path.rstrip("/\\").replace("\\", "/")
     own = raw.meta.get("name")
     if profile.run_env is not None:
-        m = profile.run_env.match(own or path)
-        if m:
+        # searched anywhere in the run's path (or W&B name): a user's `run_env: 'log/(?P<env>[^/]+)/'` needs no
+        # anchor; the built-in ones anchor themselves
+        m = profile.run_env.search(own or path)
+        if m and m.group("env"):
             return m.group("env")
     name = own or run_name.rstrip("/").rsplit("/", 1)[-1]
     return name if name not in ("", ".") else (path.rsplit("/", 1)[-1] or "run")

@@ -342,7 +342,7 @@ def profile_from_config(name: str, spec: dict) -> Profile:
     where = f"profiles.{name}"
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a mapping, got {type(spec).__name__}")
-    allowed = {"patterns", "performance_metric", "step_key", "description", "count_metric"}
+    allowed = {"patterns", "performance_metric", "step_key", "description", "count_metric", "run_env"}
     for key in spec:
         if key not in allowed:
             raise ConfigError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(allowed))})")
@@ -363,8 +363,15 @@ def profile_from_config(name: str, spec: dict) -> Profile:
     description = spec.get("description", "")
     if not isinstance(description, str):
         raise ConfigError(f"{where}.description: expected a string")
+    run_env = spec.get("run_env")
+    if run_env is not None:
+        if not isinstance(run_env, str):
+            raise ConfigError(f"{where}.run_env: expected a regular expression string")
+        run_env = compile_user_regex(where + ".run_env", run_env)
+        if "env" not in run_env.groupindex:
+            raise ConfigError(f"{where}.run_env: needs a named group (?P<env>...): {short(spec['run_env'])}")
     return Profile(name, compiled, perf, tuple(step_keys), description[:500], builtin=False,
-                   count_metric=count)
+                   count_metric=count, run_env=run_env)
 
 
 def _pattern_from_config(where: str, spec) -> TagPattern:
@@ -431,6 +438,9 @@ class _BoundedRegex:
 
     def match(self, tag: str):
         return self.regex.match(tag) if len(tag) <= MAX_USER_TAG else None
+
+    def search(self, text: str):
+        return self.regex.search(text) if len(text) <= MAX_USER_TAG else None
 
 
 def short(value, limit: int = 80) -> str:

@@ -129,6 +129,24 @@ def test_run_env_patterns_name_the_w_and_b_run_states_in_words_too(tmp_path):
     assert notable_issues(info.issues) == [i for i in info.issues if i.kind == "non_numeric_values"]
 
 
+def test_a_user_profiles_run_env_names_each_run_folders_env_from_its_path(tmp_path):
+    """Tianshou's TensorboardLogger writes one folder per task, log/{task}/{algo}/{seed}/{now} (thu-ml/tianshou
+    f240205, examples/mujoco/mujoco_ppo.py:183-184): `env: "{run}"` alone names each env after its start time;
+    a profile's `run_env` regex, searched in the run's path, names it after the task instead."""
+    for task, now in (("CartPole-v1", "260424-074259"), ("Acrobot-v1", "260424-082505")):
+        write_tb(tmp_path / "log" / task / "ppo" / "0" / now, {"test/returns_stat/mean": [(0, 10.0), (1000, 150.0)]})
+    body = ("profiles:\n  tianshou:\n    patterns:\n"
+            "      - {regex: '^(?P<split>test|train)/returns_stat/mean$', env: '{run}', metric: reward}\n"
+            "    performance_metric: reward\n")
+    config = tmp_path.parent / f"{tmp_path.name}.yaml"
+    config.write_text(body)
+    assert sorted(curriwatch.load(tmp_path, config=config).frame.env_id.unique()) == ["260424-074259", "260424-082505"]
+    config.write_text(body + "    run_env: 'log/(?P<env>[^/]+)/'\n")
+    frame = curriwatch.load(tmp_path, config=config).frame
+    assert sorted(frame.env_id.unique()) == ["Acrobot-v1", "CartPole-v1"]
+    assert series_of(frame, "CartPole-v1", "eval", "reward") == [(0, 10.0), (1000, 150.0)]
+
+
 def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp_path):
     """Logged without step= (W&B counts rows in _step), the row's learner_step is the step: of the state
     words in it (locked/active/graduated) as of its numbers. A row whose state word has no learner_step
@@ -163,6 +181,8 @@ def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp
     ("profiles:\n  p:\n    patterns: ['^(?P<env>.+)$']\n    performance_metric: r\n",
      r"profiles.p.patterns\[0\]: give `split:`"),
     ("profiles:\n  p:\n    patterns: ['^(?P<env>.+)$']\n    colour: red\n", r"profiles.p.colour: unknown key"),
+    ("profiles:\n  p:\n    patterns: [{regex: '^(?P<metric>r)$', env: '{run}', split: train}]\n"
+     "    performance_metric: r\n    run_env: 'log/([^/]+)/'\n", r"profiles.p.run_env: needs a named group \(\?P<env>"),
 ])
 def test_bad_user_profiles_name_the_key(tmp_path, body, message):
     config = tmp_path / "c.yaml"
