@@ -604,6 +604,12 @@ SHAPES = [
          metric="success"),
     # a run of one env that never learned (a return flat from its first point) is stalled from the start:
     # nothing says its level is a top (beside siblings on other scales it may be one already good: unknown)
+    # a rate's temporary fall whose noise grew with the level it fell to (read as gaussian: more trials than a
+    # lattice shows) moved as one: a regression that came back, not a burst (fifth corpus's ROLL Sokoban evals)
+    Case("a temporary fall with the noise of its level is a regression",
+         {"a": E(eval="0.1+0.1x8 0.9~0.01x100 0.7~0.02x20 0.9~0.01x100")},
+         [("graduated_regression", "a", "warning", 5400, 100)], ("graduated_regression", "performance_volatility"),
+         {"performance_metric": "success"}, metric="success"),
     Case("the only env of a run never learns", {"a": E(train="-1200~20x400")},
          [("training_stagnation", "a", "warning", 0, 100)], ("training_stagnation", "prolonged_training")),
     # a never-learner's lucky batch or two (a one-point segment back at 0 right after) is no progress: its
@@ -2618,6 +2624,21 @@ def test_the_next_swing_up_of_a_wandering_never_learner_is_no_progress(tmp_path)
     check(case, got)
     assert {e.env_id: e.current_state for e in run.environments} == {"moving": "active", "open": "graduated",
                                                                      "rooms": "graduated"}
+
+
+def test_a_one_sided_burst_of_few_attempt_evals_is_no_fall(tmp_path):
+    """Twenty-third corpus's JaxUED maze (seed 3, committed series): solve rates over 40 attempts an eval, held at
+    ~0.92, then 19 evals scattered below it (0.47-0.88: a policy's misses, one draw each) and back. The segments
+    read one lower level (0.79, 84 % of the gain: a warning regression that came back); the rank scan weighs a
+    dozen scattered evals among 260 too little. Its changes disperse over twice the rest's on the binomial
+    model's scale: a burst, one incident, no regression."""
+    envs = {"maze": E(eval=_fixture_series("twentythird_jaxued_standardmaze"), eval_every=50, start=50)}
+    case = Case("jaxued burst", envs, [("performance_volatility", "maze", "warning", 11150, 100)],
+                ("performance_volatility", "graduated_regression"), {"performance_metric": "solve_rate"},
+                metric="solve_rate")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "burst"
 
 
 def test_success_or_nothing_games_top_out_where_the_games_sharing_their_ceiling_do(tmp_path):

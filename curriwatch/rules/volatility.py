@@ -61,6 +61,8 @@ AS_ONE_SHIFT = 0.95  # a burst whose points' median lies beyond this x that root
 # metric with no bound, a fall that came back (the regression's), not an erratic spell (see incidents.py)
 OTHER_POINTS = 3  # a burst's size may be read from the other series' points over its span, this many at least
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
+FALL_DISPERSION = 1.6  # a fall that came back whose changes disperse this x the rest's scattered: a burst ...
+FALL_CHANGES = 6       # ... read from this many of its changes at least
 FINER = 2.0  # switching read from two series is dated by one with this x the other's changes, its phases 1 / this
 ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or more on one side of it
 LONE_LEAD_GAP = 4  # a burst's first point off the level, this many calm points or more before its next one (and
@@ -168,7 +170,48 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     out = [_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, level[sp["lowest"]], ratio[sp["lowest"]],
                 level[sp["back"]])
            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
-    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s) + _scatter(env, sig, s)
+    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s) + _scatter(env, sig, s) + _scattered_falls(env, sig, s)
+
+
+def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
+    """Falls below the regression line that came back (longer than a dip) whose points scattered: their changes
+    between neighbours, on the noise model's scale (level-dependent noise taken out), disperse FALL_DISPERSION x
+    as much as those after graduation outside them (FALL_CHANGES and REST_CHANGES changes at least; the changes
+    into and out of the fall left out), with their root mean square distance from the held level over `threshold`
+    x the range — a burst of bad evaluations below the held level (a policy's misses scatter one way), whose low
+    mean the segments read as a lower level. A fall of the level moves its points together: their changes are the
+    noise's (twenty-third corpus: JaxUED solve rates of 5-40 attempts, a dozen or two scattered evals among
+    hundreds, too few for the rank scan)."""
+    width = volatility_width(env)
+    if not width > 0:
+        return []
+    value, noise, _ = _held_noise(env, sig)
+    z = np.asarray(noise.z, dtype=np.float64)
+    sigma = np.broadcast_to(np.asarray(noise.sigma, dtype=np.float64), z.shape)
+    first = int(np.argmax(sig["after"]))
+    out = []
+    for sp in regression_spans(env, s["regression"]):
+        a, b = sp["first"], sp["last"]
+        if not sp["resolved"] or sp["dip"] or a <= first:
+            continue
+        inside = change_ratios(z[a: b + 1], sigma[a: b + 1])
+        rest = np.concatenate([change_ratios(z[first: a], sigma[first: a]), change_ratios(z[b + 1:], sigma[b + 1:])])
+        # the rest's dispersion never under the model's own (a rate's lattice at its bound hardly changes)
+        calm = max(dispersion_of(rest), 1.0) if len(rest) else 0.0
+        if len(inside) < FALL_CHANGES or len(rest) < REST_CHANGES or not dispersion_of(inside) >= FALL_DISPERSION * calm:
+            continue
+        spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
+        # its points about the held level, not about a level of their own (a fall whose noise grew with the level
+        # it fell to, read as gaussian: a rate over more trials than a lattice shows moves as one), bound or not
+        if not spread > s["threshold"] * width or abs(median(value[a: b + 1]) - sig["baseline"]) > AS_ONE_SHIFT * spread:
+            continue
+        lowest = a + int(np.argmin(sig["raw"][a: b + 1]))
+        out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
+                    "last_step": int(sig["steps"][b]), "ratio": dispersion_of(inside) / calm, "z": None,
+                    "spread": spread, "series_last_step": int(sig["steps"][-1]), "weight": 0,
+                    "off_points": int(np.count_nonzero(sig["raw"][a: b + 1] < s["regression"]["regression_threshold"])),
+                    "points": b - a + 1, "low": float(value[lowest]), "as_one": False})
+    return out
 
 
 def _falls_back(env: EnvData, s: dict) -> list[dict]:
