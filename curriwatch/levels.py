@@ -268,6 +268,18 @@ def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: floa
 
 
 def run_reference(envs: list[EnvData]) -> list[tuple[float, float] | None]:
+    """_reference_of the envs of each direction apart: a metric lower-is-better beside higher-is-better ones is
+    another kind (a distance to the goal beside returns, one profile's metric name over both) and shares no scale
+    with them, whatever range its oriented values fall in."""
+    refs: list[tuple[float, float] | None] = [None] * len(envs)
+    for sign in {e.sign for e in envs}:
+        idx = [k for k, e in enumerate(envs) if e.sign == sign]
+        for k, ref in zip(idx, _reference_of([envs[k] for k in idx])):
+            refs[k] = ref
+    return refs
+
+
+def _reference_of(envs: list[EnvData]) -> list[tuple[float, float] | None]:
     """The scale each of a run's envs shares with its siblings, (start, top), or None when it shares
     none: an env far below what its siblings reach has not graduated. Rates in [0, 1] share one (start:
     the median start, top: the upper-quartile top). Other metrics share one when several envs (at

@@ -2641,6 +2641,20 @@ def test_a_one_sided_burst_of_few_attempt_evals_is_no_fall(tmp_path):
     assert got[0].evidence["kind"] == "burst"
 
 
+def test_a_lower_is_better_metric_shares_no_scale_with_returns(tmp_path):
+    """Twenty-third corpus's d3rlpy locomotion run (seed 3, committed series): one evaluator per task logs under one
+    metric name, returns of 0..10,000 for three tasks and a distance to the goal (0.85 -> 0.15, lower is better by an
+    override glob) that switches between 0.15 and 0.55 from epoch 83. Oriented (-0.85..-0.15), the distance fell
+    within the returns' shared scale, which read its switching as a stall far below them. A metric of the other
+    direction is another kind of metric: its own scale, and its switching is found from its first low phase."""
+    envs = {n: E(eval=_fixture_series(f"twentythird_d3rlpy_{n}"), eval_every=1, start=1)
+            for n in ("halfcheetah", "hopper", "walker2d", "pusher_dist")}
+    case = Case("distance beside returns", {}, [("performance_volatility", "pusher_dist", "warning", 83, 2)])
+    got, _run = run_case(Case("d3rlpy", envs, [], (), {"overrides": [{"env": "*_dist", "direction": "lower"}]}), tmp_path)
+    check(case, [g for g in got if g.env_id == "pusher_dist"])
+    assert next(g for g in got if g.env_id == "pusher_dist").evidence["kind"] == "switching"
+
+
 def test_success_or_nothing_games_top_out_where_the_games_sharing_their_ceiling_do(tmp_path):
     """Twenty-first corpus's torchrl_procgen (seed 2, committed series): maze and ninja pay 10 or nothing and hold
     94-96 % success (9.4-9.6) beside dodgeball, waving all its life, and plunder, continuous. The run's shared start
