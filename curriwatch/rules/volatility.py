@@ -194,11 +194,12 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
         a, b = sp["first"], sp["last"]
         if not sp["resolved"] or sp["dip"] or a <= first:
             continue
-        inside = change_ratios(z[a: b + 1], sigma[a: b + 1])
-        rest = np.concatenate([change_ratios(z[first: a], sigma[first: a]), change_ratios(z[b + 1:], sigma[b + 1:])])
+        inside, rest = change_ratios(z[a: b + 1], sigma[a: b + 1]), _changes_outside(z, sigma, first, a, b)
+        if len(inside) < FALL_CHANGES or len(rest) < REST_CHANGES:
+            continue
         # the rest's dispersion never under the model's own (a rate's lattice at its bound hardly changes)
-        calm = max(dispersion_of(rest), 1.0) if len(rest) else 0.0
-        if len(inside) < FALL_CHANGES or len(rest) < REST_CHANGES or not dispersion_of(inside) >= FALL_DISPERSION * calm:
+        ratio = dispersion_of(inside) / max(dispersion_of(rest), 1.0)
+        if not ratio >= FALL_DISPERSION:
             continue
         spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
         # its points about the held level, not about a level of their own (a fall whose noise grew with the level
@@ -207,7 +208,7 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
             continue
         lowest = a + int(np.argmin(sig["raw"][a: b + 1]))
         out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
-                    "last_step": int(sig["steps"][b]), "ratio": dispersion_of(inside) / calm, "z": None,
+                    "last_step": int(sig["steps"][b]), "ratio": ratio, "z": None,
                     "spread": spread, "series_last_step": int(sig["steps"][-1]), "weight": 0,
                     "off_points": int(np.count_nonzero(sig["raw"][a: b + 1] < s["regression"]["regression_threshold"])),
                     "points": b - a + 1, "low": float(value[lowest]), "as_one": False})
@@ -411,12 +412,16 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
 def _model_fits_rest(sig: dict, noise, widened: float, a: int, b: int) -> bool:
     """Whether the series' points after graduation outside a..b (and the point either side of it) change no
     more than the binomial model itself says (within OVERDISPERSION, over REST_CHANGES changes or more)."""
-    after = np.flatnonzero(sig["after"])
-    sigma = np.asarray(noise.sigma, dtype=np.float64) / widened
-    pieces = [(int(after[0]), a - 1), (b + 1, int(after[-1]))]
-    ratios = np.concatenate([change_ratios(noise.z[lo: hi + 1], sigma[lo: hi + 1]) for lo, hi in pieces if hi > lo]
-                            or [np.zeros(0)])
+    z = np.asarray(noise.z, dtype=np.float64)
+    sigma = np.broadcast_to(np.asarray(noise.sigma, dtype=np.float64) / widened, z.shape)
+    ratios = _changes_outside(z, sigma, int(np.argmax(sig["after"])), a, b)
     return len(ratios) >= REST_CHANGES and dispersion_of(ratios) <= OVERDISPERSION
+
+
+def _changes_outside(z: np.ndarray, sigma: np.ndarray, first: int, a: int, b: int) -> np.ndarray:
+    """change_ratios of a series from point `first` (graduation) to its end outside points a..b, the changes into
+    and out of them left out."""
+    return np.concatenate([change_ratios(z[first: a], sigma[first: a]), change_ratios(z[b + 1:], sigma[b + 1:])])
 
 
 def _chain_by_chance(k: int, n: int, rate: float, gap: int, bound: float) -> bool:
