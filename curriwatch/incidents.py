@@ -80,7 +80,7 @@ EXPLAINED_BY = {"prolonged_training": ("training_stagnation", "performance_volat
 EXPLAINED_SHARE = 0.5
 LOW_AFTER_SHARE = 0.25  # a standing regression low this share of its span after swings ended fell for good
 OVERDUE_STALL_WINDOWS = 1.0  # a stall that began this many stagnation windows after the env was already overdue
-                             # (prolonged_training's first step) does not explain that prolonged activity
+                             # (prolonged_training's first step) is that prolonged activity's last part
 LAST_PHASE_RATIO = 4.0  # a fall at the series' end this many typical phases long (or less) after switching is
                         # its last phase (levels.SWITCH_PHASE_RATIO: a phase this much longer ends a chain)
 
@@ -93,8 +93,10 @@ def drop_explained(incidents: list[Incident]) -> list[Incident]:
     (it stands, whatever they cover of it), then within a regression that stands. A fall that began
     within switching or oscillation and came back is its long phase (_long_phase); one at the series' end
     right after it, its last phase or a fall for good (_last_phases). A prolonged activity up to an inferred
-    graduation that a regression was dated before is that regression's (_graduated_late)."""
+    graduation that a regression was dated before is that regression's (_graduated_late); a stall that
+    began once the env was overdue is the prolonged activity's last part (_overdue_stalls)."""
     incidents = [inc for inc in incidents if not (_erratic_spell(inc, incidents) or _graduated_late(inc, incidents))]
+    incidents = _overdue_stalls(incidents)
     incidents = [inc for inc in incidents if not (_level_noise(inc) and _explained(inc, incidents, (
         "graduated_regression",), since_start=True))]
     incidents, fell = _last_phases(incidents)
@@ -108,22 +110,42 @@ def _causes(inc: Incident, incidents: list[Incident]) -> list[Incident]:
     over before it had run LOW_AFTER_SHARE of its span — the env stayed low after them: it fell for good, and the
     swings were its new level's noise (read from a point before the fall, each explained the other and the fall
     went). Swings that go on to the end (or end within a window of it: a window's edge) are the env's state now,
-    and explain the fall they pull the mean into. For a prolonged activity, no stall of the env when its first
-    one began over OVERDUE_STALL_WINDOWS stagnation windows after the env was overdue (ninth corpus: steady
-    risers capped below the shared top, flat from 14 windows on, were only `training_stagnation`)."""
-    if inc.type == "prolonged_training":
-        # a slow climber already overdue before its progress stopped: slow learning first, then a stall — two
-        # facts; the stall explains only the activity of an env that stalled before it was overdue
-        # (a stall that spurious progress cut in parts began with its first part)
-        late = inc.first_step + OVERDUE_STALL_WINDOWS * inc.evidence.get("stagnation_window_steps", 0)
-        stalls = [o.first_step for o in incidents if o.type == "training_stagnation" and o.env_id == inc.env_id]
-        if stalls and min(stalls) > late:
-            return [o for o in incidents if not (o.type == "training_stagnation" and o.env_id == inc.env_id)]
+    and explain the fall they pull the mean into."""
     if inc.type != "graduated_regression" or inc.resolved:
         return incidents
     span = max(inc.last_step - inc.first_step, 1)
     return [o for o in incidents if not (_level_noise(o) and o.resolved
                                          and inc.last_step - o.last_step >= LOW_AFTER_SHARE * span)]
+
+
+def _overdue_stalls(incidents: list[Incident]) -> list[Incident]:
+    """A slow climber already overdue before its progress stopped (every stall of the env began over
+    OVERDUE_STALL_WINDOWS stagnation windows after its prolonged_training's first step): one event, an env
+    that does not graduate, whose climb then stopped. The stalls are folded into the prolonged activity, which
+    says from when there was no progress and takes their severity: an env that stopped learning is never
+    healthy (ninth corpus: steady risers capped below the shared top, flat from 14 windows on, labelled
+    prolonged only). A stall that began earlier explains the prolonged activity instead (EXPLAINED_BY)."""
+    out = list(incidents)
+    for inc in incidents:
+        if inc.type != "prolonged_training":
+            continue
+        # a stall that spurious progress cut in parts began with its first part
+        since = inc.evidence.get("active_since", inc.first_step)
+        stalls = [o for o in out if o.type == "training_stagnation" and o.env_id == inc.env_id
+                  and since <= o.first_step <= inc.last_step]
+        late = inc.first_step + OVERDUE_STALL_WINDOWS * inc.evidence.get("stagnation_window_steps", 0)
+        if not stalls or min(o.first_step for o in stalls) <= late:
+            continue
+        first, last = min(o.first_step for o in stalls), max(o.last_step for o in stalls)
+        level = stalls[0].evidence.get("level")
+        folded = replace(
+            inc, severity=max([inc.severity] + [o.severity for o in stalls], key=SEVERITY_RANK.__getitem__),
+            message=f"{inc.message}; no progress from step {first} to {last}"
+                    + (f" (level {level:.4g})" if level is not None else ""),
+            evidence={**inc.evidence, "stalled_from_step": first, "stalled_to_step": last,
+                      **({"stall_level": level} if level is not None else {})})
+        out = [folded if o is inc else o for o in out if not any(o is st for st in stalls)]
+    return out
 
 
 def _graduated_late(inc: Incident, incidents: list[Incident]) -> bool:

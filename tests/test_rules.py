@@ -248,11 +248,11 @@ CASES = [
     # top: one that rose from 0.3 and holds 0.72 graduates (it neither stalled nor was ever done: `prolonged` before)
     Case("rates from a high start holding 0.72 graduate", {k: E(train="0.3+0.04x11 0.72~0.01x300") for k in "ab"}, [],
          ("prolonged_training", "training_stagnation"), {"performance_metric": "success"}, metric="success"),
-    # ... but a slow climber that was already overdue when it stalled learned too slowly first: two facts
-    # (ninth corpus: a steady riser capped at 0.68 of its gain, flat from 14 windows on)
+    # ... but a slow climber that was already overdue when it stalled: one event, the prolonged activity, whose
+    # climb then stopped — a warning, as the stall was (ninth corpus: a steady riser capped at 0.68 of its gain,
+    # flat from 14 windows on, labelled prolonged only)
     Case("overdue while still climbing, then stalled", {"a": E(state="1x130", train="0.05+0.0012~0.01x250 0.35~0.01x400")},
-         [("prolonged_training", "a", "info", 2000, 0), ("training_stagnation", "a", "warning", 2500, 100)],
-         ("prolonged_training", "training_stagnation")),
+         [("prolonged_training", "a", "warning", 2000, 0)], ("prolonged_training", "training_stagnation")),
     # eval_gap
     Case("graduated env's evals stop while the run goes on", {
         "a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40", eval="0.1+0.09x10 0.95~0.01x20"),
@@ -318,6 +318,22 @@ def test_no_cooldown_keeps_refirings_apart(tmp_path):
                 {"health_monitoring": {"warning_cooldown": 0}, "rules": NO_DIPS})
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_a_stall_of_an_overdue_climber_is_told_within_its_prolonged_training(tmp_path):
+    """One event, one incident: the climb stopped at step 2500, after the env was overdue (2000); the prolonged
+    activity says since when there was no progress, and the env is no healthier than the stall made it."""
+    case = Case("overdue, then stalled", {"a": E(state="1x130", train="0.05+0.0012~0.01x250 0.35~0.01x400")},
+                [("prolonged_training", "a", "warning", 2000, 0)])
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    (incident,) = got
+    assert incident.evidence["stalled_from_step"] == pytest.approx(2500, abs=100)
+    assert incident.evidence["stalled_to_step"] == incident.last_step == 6490
+    assert incident.evidence["stall_level"] == pytest.approx(0.35, abs=0.01)
+    assert f"; no progress from step {incident.evidence['stalled_from_step']} to 6490 (level 0.35" in incident.message
+    (env,) = run.environments
+    assert env.health_status == "warning" and env.warnings == ["prolonged_training"]
 
 
 def test_health_fields_of_a_regressed_env(tmp_path):
@@ -2698,6 +2714,10 @@ def test_incidents_that_together_cover_a_prolonged_activity_explain_it():
     other = Incident("training_stagnation", "b", "warning", 2560, 12508160, False, "stalled", {})
     kept = drop_explained([prolonged, *stalls, other])
     assert prolonged not in kept and all(s in kept for s in stalls) and other in kept
-    # two of them (50 % of it together) still do; one alone (29 %) does not
+    # two of them (50 % of it together) still do; one alone (31 %) does not
     assert prolonged not in drop_explained([prolonged, stalls[0], stalls[2]])
-    assert prolonged in drop_explained([prolonged, stalls[2]])
+    assert drop_explained([prolonged, stalls[0]]) == [prolonged, stalls[0]]
+    # the last one alone began once the env was overdue: the prolonged activity's last part, told in it
+    (folded,) = drop_explained([prolonged, stalls[2]])
+    assert (folded.type, folded.severity, folded.evidence["stalled_from_step"]) == ("prolonged_training", "warning",
+                                                                                   8911360)

@@ -19,7 +19,8 @@ def _judged_pace(env: EnvData) -> float | None:
 
 @register("prolonged_training", "active for more than `steps` (default 10 stagnation windows — stagnation_window "
           "widened to hold min_points points of the env's training logging, or of its evals when it logs only evals — and at least twice the median time the "
-          "run's graduated envs took) without graduating")
+          "run's graduated envs took) without graduating; a warning once its progress then stopped (the stall, "
+          "begun after the env was overdue, is told in this incident)")
 def prolonged_training(env: EnvData, s: dict) -> list[Incident]:
     window = judged_window(s["stagnation_window"], s["window_min_points"], _judged_pace(env))
     limit = s["steps"] or int(WINDOWS * window)
