@@ -2657,6 +2657,36 @@ def test_a_one_sided_burst_of_few_attempt_evals_is_no_fall(tmp_path):
     assert got[0].evidence["kind"] == "burst"
 
 
+def test_switching_inside_one_long_segment_of_a_binomial_rate_is_read_on_its_own(tmp_path):
+    """Seventh corpus's tensorboardX success rate of 8 episodes a point (seed 2, stack; committed series): graduated
+    at step 226, it switches between ~0.9 and ~0.4 in phases of 8-25 points from step 517. Binary segmentation cut
+    the first low phase and made the next eight one segment at 0.56, whose points spread 1.8 noise sds (one level:
+    about 1); the whole series' two-level reading splits the lattice near 1 (0.875 from 1) instead. Read alone, that
+    segment holds ten changes: switching from 517, no regression."""
+    train = _fixture_series("seventh_tbx_stack_switching")
+    case = Case("stack", {"stack": E(state="1x45 2x155", train=train, train_every=1, state_every=5)},
+                [("performance_volatility", "stack", "warning", 517, 4)],
+                ("performance_volatility", "graduated_regression"), {"performance_metric": "success"}, metric="success")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "switching" and got[0].evidence["changes"] >= 8
+
+
+def test_switching_in_sparse_evals_is_dated_by_the_denser_training_that_saw_the_learning(tmp_path):
+    """Eleventh corpus's torch add_scalars returns (seed 2, crossing; committed series): the env rose from -180 to
+    -97 within 15 training points, held it for 92, then switched between -97 and -145 (phases of ~33 training points,
+    ~7 evals) from step 1,753,088. Its evals read the same switching from their first point: their first two (-176,
+    -145) met the low level on the way up. Training reads it with 4.6 x the points a phase and from its first drop:
+    the denser reading of the same rhythm dates and describes it, and an env that began below the switching's worse
+    level learned before it — no switching since its activation."""
+    train, evals = _fixture_lines("eleventh_torch_crossing_switching")
+    case = Case("crossing", {"crossing": E(train=train, eval=evals, train_every=16384, eval_every=16384, start=16384)},
+                [("performance_volatility", "crossing", "warning", 1753088, 0)], ("performance_volatility",))
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    assert got[0].evidence["kind"] == "switching" and got[0].evidence["series"] == "train"
+
+
 def test_a_lower_is_better_metric_shares_no_scale_with_returns(tmp_path):
     """Twenty-third corpus's d3rlpy locomotion run (seed 3, committed series): one evaluator per task logs under one
     metric name, returns of 0..10,000 for three tasks and a distance to the goal (0.85 -> 0.15, lower is better by an

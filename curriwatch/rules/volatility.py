@@ -11,8 +11,8 @@ from ..envdata import EnvData
 from ..incidents import Incident, runs_of_true
 from ..oscillation import oscillations
 from ..bursts import REFINE_GAIN, Burst, burst, second_differences
-from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best, switching_after,
-                      volatility_width)
+from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, RETURN_TOLERANCE, SWITCH_CHANGES, episodes, fit, overlaps, rate_best,
+                      switching_after, volatility_width)
 from ..segments import OVERDISPERSION, change_ratios, dispersion_of, widening
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, lag1_correlation, median
 from . import register
@@ -688,7 +688,8 @@ def _switching_event(env: EnvData, ep, active_from: int | None) -> dict:
         square = None  # a rolling mean crosses the middle on every change, whatever the switching's shape
     return {"kind": "switching", "split": ep.split, "first_step": first, "last_step": ep.last_step,
             "changes": ep.changes, "high": ep.high, "low": ep.low, "phase_steps": ep.phase_steps,
-            "series_last_step": ep.series_last_step, "weight": ep.changes, "square": square}
+            "series_last_step": ep.series_last_step, "weight": ep.changes, "square": square, "points": len(v),
+            "from_series_start": bool(len(series)) and ep.first_step <= int(series.steps[0])}
 
 
 @lru_cache(maxsize=None)
@@ -924,14 +925,23 @@ def _learned_and_held(before: np.ndarray, steps: np.ndarray, ev: dict) -> bool:
     """Whether points (before a switching episode) began on its worse side, crossed once to its better one and
     held there more than HELD_PHASES x its typical phase: the env learned and held what it learned before it
     began to switch, the hold no phase of the switching (SB3's EvalCallback evaluates a level as its training
-    starts, then as it learns)."""
+    starts, then as it learns). Points that began below its worse level (their first FIRST_POINTS' median, by
+    over RETURN_TOLERANCE x the gap) were lower than any of its phases took them: the env learned first, and a
+    hold of over one typical phase is what it learned (eleventh corpus: a climb from -180 held for 2.9 phases
+    before switching between -97 and -145); their crossing is read on running medians of SMOOTH_POINTS (a climb
+    through the middle in noise crosses it back and forth)."""
     if ev["kind"] != "switching" or not len(before):
         return False
+    below = median(before[:FIRST_POINTS]) < ev["low"] - RETURN_TOLERANCE * (ev["high"] - ev["low"])
+    if below and len(before) >= SMOOTH_POINTS:  # its climb crosses the middle once, whatever the noise there
+        half = SMOOTH_POINTS // 2
+        before = np.median(np.lib.stride_tricks.sliding_window_view(before, SMOOTH_POINTS), axis=1)
+        steps = steps[half: len(steps) - half]
     side = before > (ev["high"] + ev["low"]) / 2
     crossings = np.flatnonzero(side[1:] != side[:-1])
     if side[0] or len(crossings) != 1:
         return False
-    return ev["first_step"] - int(steps[crossings[0] + 1]) > HELD_PHASES * ev["phase_steps"]
+    return ev["first_step"] - int(steps[crossings[0] + 1]) > (1 if below else HELD_PHASES) * ev["phase_steps"]
 
 
 def _at_two_levels_from_the_better(before: np.ndarray, ev: dict) -> bool:
@@ -967,7 +977,8 @@ def _groups(events: list[dict]) -> list[list[dict]]:
             or {ev["kind"], out[-1][0]["kind"]} & set(SUSTAINED)
         if out and joins and ev["first_step"] <= out[-1][0]["last_step"] + near:
             prev = out[-1][0]
-            keep = dict(ev if ev["weight"] > prev["weight"] else prev)
+            # the finer reading of switching describes it (its series judges what came before it), else the weightier
+            keep = dict(ev if _finer(ev, prev) or (ev["weight"] > prev["weight"] and not _finer(prev, ev)) else prev)
             # a wave in sparse evals is dated to within half its period: denser training's start within that
             # dates the event
             # (a wave's: switching read from a smooth wave crosses its middle a quarter period after the wave began)
@@ -996,10 +1007,19 @@ def _finer(ev: dict, other: dict) -> bool:
     over FINER x its changes, its phases under 1 / FINER x as long. Sparse evals' phases span several of the
     denser series' ones, and their first one may be the learning start at a level near the low one (seventh
     corpus: a chain of evals from an env's first point, 2,700 steps before training's 12 changes); other
-    events of either series still date the switching where they begin earlier."""
-    return ev["kind"] == other["kind"] == "switching" and ev["split"] != other["split"] \
-        and ev.get("changes", 0) >= FINER * other.get("changes", math.inf) \
-        and FINER * ev["phase_steps"] <= other["phase_steps"]
+    events of either series still date the switching where they begin earlier. So does the same rhythm (phases
+    within FINER x of each other's) read from FINER x the points a phase, where the sparser reading begins at its
+    series' first point (eleventh corpus: training's 33 points a phase from its first drop, beside evals' 7 whose
+    first two met the low level on the way up); not a rolling mean's, whose changes lag."""
+    if not (ev["kind"] == other["kind"] == "switching" and ev["split"] != other["split"]):
+        return False
+    changes, other_changes = ev.get("changes", 0), other.get("changes", math.inf)
+    if changes >= FINER * other_changes and FINER * ev["phase_steps"] <= other["phase_steps"]:
+        return True
+    if not (other.get("from_series_start") and ev.get("square") is not None):
+        return False
+    rhythm = max(ev["phase_steps"], other["phase_steps"]) <= FINER * min(ev["phase_steps"], other["phase_steps"])
+    return rhythm and ev["points"] * (other_changes + 1) >= FINER * other["points"] * (changes + 1)
 
 
 def _phase(ev: dict) -> float:
