@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -25,7 +25,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_twentieth.py); `--corpus twentyfirst` a twenty-first one, also from the contract alone
 (benchmarks/detection_corpus_twentyfirst.py); `--corpus twentysecond` a twenty-second one, also from the contract
 alone (benchmarks/detection_corpus_twentysecond.py); `--corpus twentythird` a twenty-third one, also from the contract
-alone (benchmarks/detection_corpus_twentythird.py); `all` prints the twenty-three. The
+alone (benchmarks/detection_corpus_twentythird.py); `--corpus twentyfourth` a twenty-fourth one, also from the contract
+alone (benchmarks/detection_corpus_twentyfourth.py); `all` prints the twenty-four. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -521,7 +522,7 @@ def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-                 "twentieth", "twentyfirst", "twentysecond", "twentythird"):
+                 "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -565,8 +566,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_twentyfirst as corpus
         elif which == "twentysecond":
             import detection_corpus_twentysecond as corpus
-        else:
+        elif which == "twentythird":
             import detection_corpus_twentythird as corpus
+        else:
+            import detection_corpus_twentyfourth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -615,7 +618,8 @@ def print_result(result: dict) -> None:
                                                                                              "twentieth",
                                                                                              "twentyfirst",
                                                                                              "twentysecond",
-                                                                                             "twentythird") \
+                                                                                             "twentythird",
+                                                                                             "twentyfourth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -648,7 +652,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -670,7 +674,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_twentieth.py), the twenty-first one (60 runs, "
                     "benchmarks/detection_corpus_twentyfirst.py), the twenty-second one (60 runs, "
                     "benchmarks/detection_corpus_twentysecond.py), the twenty-third one (60 runs, "
-                    "benchmarks/detection_corpus_twentythird.py), both = default + wide, all = the twenty-three")
+                    "benchmarks/detection_corpus_twentythird.py), the twenty-fourth one (60 runs, "
+                    "benchmarks/detection_corpus_twentyfourth.py), both = default + wide, all = the twenty-four")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -683,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
                                                   "seventeenth", "eighteenth", "nineteenth",
                                                   "twentieth", "twentyfirst", "twentysecond",
-                                                  "twentythird")}.get(args.corpus,
+                                                  "twentythird", "twentyfourth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

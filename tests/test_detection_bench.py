@@ -135,7 +135,7 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
-                                  "twentysecond", "twentythird"])
+                                  "twentysecond", "twentythird", "twentyfourth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     """The fifth to twenty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
@@ -196,7 +196,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     Tianshou's TensorboardLogger (one run folder per task named by its start time, read with `env: "{run}"`; test and
     training returns with `n_collected_episodes` as `count_metric`, update / info / save scalars on other axes,
     resumed from the log into a second event file), JaxUED's PLR maze W&B run (`solve_rate/{level}` on
-    `define_metric`'s `num_updates` axis, logged without `step=`, images in the rows):
+    `define_metric`'s `num_updates` axis, logged without `step=`, images in the rows); twenty-fourth: PufferLib's
+    clean_pufferl W&B rows (no `step=`, `0verview/agent_steps` as the profile's `step_key`, nested infos as
+    `environment/{task}/{stat}`, resumed into a second offline folder of the same id), rl-starter-files / torch-ac
+    `return_mean` at `num_frames` (one model dir per MiniGrid level, env by `run_env`, resumed into a second event
+    file), Dopamine's per-iteration `Train|Eval/AverageReturns` (TF1 multi-value Summary events or TF2 tensor scalars,
+    the loss on a training-step axis, the collector's copy under `metrics/tensorboard/`, train-only resumes):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
