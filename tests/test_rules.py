@@ -2687,6 +2687,31 @@ def test_switching_in_sparse_evals_is_dated_by_the_denser_training_that_saw_the_
     assert got[0].evidence["kind"] == "switching" and got[0].evidence["series"] == "train"
 
 
+def test_a_stall_after_a_rise_that_steepened_into_it_is_dated_where_the_rise_stopped(tmp_path):
+    """Fourth corpus's DCD solved rate over 128 episodes (seed 1, MultiGrid-Maze2-v0; committed series): a smoothstep
+    learning curve frozen at 39 % of its rise at step 1,435,648, its rise steepening into the freeze. A line fitted to
+    that rise reached the flat level late: the stall was dated at 1,691,648, five evals late. A rise that bends into
+    the break fits it significantly better, and dates the freeze within an eval."""
+    envs = {"maze2": E(eval=_fixture_series("fourth_dcd_maze2_freeze"), eval_every=51200, start=2048)}
+    case = Case("dcd freeze", envs, [("training_stagnation", "maze2", "warning", 1435648, 51200)],
+                ("training_stagnation",), {"performance_metric": "solved_rate"}, metric="solved_rate")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
+def test_a_rate_that_fell_toward_one_half_is_noisier_there_not_erratic(tmp_path):
+    """Twenty-fourth corpus's PufferLib solved rate (seed 2, keyroom; committed series): the share of a varying 3-45
+    episodes, off any lattice, so its noise model is one gaussian sd. It fell gradually from 0.90 to about 0.45, where
+    a rate's noise is twice what it is at 0.9: its changes there, against the model's one sd, read 2-3 x the rest's —
+    a burst that settled. On a rate's noise shape (sqrt(p (1 - p)) at each point's level) they are the noise of the
+    level it fell to: a critical regression, no burst."""
+    envs = {"keyroom": E(train=_fixture_series("twentyfourth_puffer_keyroom_fall"), train_every=917504, start=108822528)}
+    case = Case("puffer fall", envs, [("graduated_regression", "keyroom", "critical", 220921856, 2 * 917504)],
+                ("graduated_regression", "performance_volatility"), {"performance_metric": "solved"}, metric="solved")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+
+
 def test_a_lower_is_better_metric_shares_no_scale_with_returns(tmp_path):
     """Twenty-third corpus's d3rlpy locomotion run (seed 3, committed series): one evaluator per task logs under one
     metric name, returns of 0..10,000 for three tasks and a distance to the goal (0.85 -> 0.15, lower is better by an

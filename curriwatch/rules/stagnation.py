@@ -23,6 +23,7 @@ TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active 
 RUN_SHARE = 0.1  # the stagnation window is at most this share of the run's span
 GRADUATED_POINTS = 10  # the level an env held once graduated: the median of this many points from graduation
 REFINE_ROUNDS = 3  # the break of the rise-then-flat fit is refitted over nearer windows up to this many times ...
+CURVE_CHI2 = 3.84  # a rise that bends into the break: its curvature must fit it better by this (chi2, 1 df, p 0.05)
 REFINE_CHI2 = 6.63  # ... each time it fits its window better by this many residual variances (chi2, 1 df, p 0.01)
 EARLY_RISE_CHI2 = 13.8  # a rise from activation the segments missed: its best break beats flat by this many (chi2, 2 df, p 0.001) ...
 EARLY_RISE_WANDER = 1.2  # ... in a series whose noise wanders no more than this (autocorrelation's widening of its sd)
@@ -340,12 +341,57 @@ def _early_rise(f, lo: int, i0: int) -> int:
 
 def _onset(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> int:
     """Where the flat stretch detected at point i0 began: the break of the best-fitting hinge
-    (a line up to the break, flat after it) over points lo..i0; lo when nothing rose before."""
+    (a rise up to the break, flat after it: see _curved_hinge_gains) over points lo..i0; lo when nothing rose
+    before."""
     if i0 + 1 - lo < 4:
         return lo
-    gain = _hinge_gains(steps, y, lo, i0)
+    gain = _curved_hinge_gains(steps, y, lo, i0)
     best = int(np.argmax(gain))
     return lo + best if np.isfinite(gain[best]) and gain[best] > 0 else lo
+
+
+def _curved_hinge_gains(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> np.ndarray:
+    """_hinge_gains with a rise that may accelerate into the break: where a quadratic rise before it (regressors z and
+    z^2, z = min(x - x_k, 0), x scaled to [0, 1]) rises all the way, faster toward the break, and fits CURVE_CHI2
+    residual variances better than the line, its gain; else the line's. A line fitted to a rise that steepens into a
+    sharp freeze (a smoothstep's first half) reaches the flat level late, and its break lands late (fourth corpus: DCD
+    solved rates frozen mid-rise, dated 3-6 evals late); a rise that slows into a plateau bends into it anywhere and
+    keeps its line's break. Prefix sums: all breaks in O(n)."""
+    span = float(steps[i0] - steps[lo]) or 1.0
+    x = (steps[lo: i0 + 1] - steps[lo]).astype(np.float64) / span
+    v = y[lo: i0 + 1].astype(np.float64)
+    n = len(x)
+    k = np.arange(n, dtype=np.float64)
+    sx, sx2, sx3, sx4 = (_before_each(x ** p) for p in (1, 2, 3, 4))
+    sy, sxy, sx2y = _before_each(v), _before_each(x * v), _before_each(x * x * v)
+    xk = x  # the break's own x, for the sums of (x_i - x_k)^p over the points before it
+    s1 = sx - k * xk
+    s2 = sx2 - 2 * xk * sx + k * xk ** 2
+    s3 = sx3 - 3 * xk * sx2 + 3 * xk ** 2 * sx - k * xk ** 3
+    s4 = sx4 - 4 * xk * sx3 + 6 * xk ** 2 * sx2 - 4 * xk ** 3 * sx + k * xk ** 4
+    sy1 = sxy - xk * sy
+    sy2 = sx2y - 2 * xk * sxy + xk ** 2 * sy
+    total = v.sum()
+    c11, c22, c12 = s2 - s1 * s1 / n, s4 - s2 * s2 / n, s3 - s1 * s2 / n
+    c1y, c2y = sy1 - s1 * total / n, sy2 - s2 * total / n
+    det = c11 * c22 - c12 * c12
+    linear = _hinge_gains(steps, y, lo, i0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = det > 1e-12 * np.maximum(c11 * c22, 1e-300)
+        b1 = np.where(ok, (c22 * c1y - c12 * c2y) / det, 0.0)
+        b2 = np.where(ok, (c11 * c2y - c12 * c1y) / det, 0.0)
+        gain = np.where(ok, (c22 * c1y ** 2 - 2 * c12 * c1y * c2y + c11 * c2y ** 2) / det, linear)
+        # rising all the way into the break, and faster toward it (a rise that slows into a plateau bends into it
+        # anywhere: its line's break stands) — and only where the curvature is significant (chi2, 1 df, p 0.05):
+        # a straight rise in noise bends by chance
+        convex = ok & (b1 > 0) & (b1 + 2 * b2 * (x[0] - xk) >= 0) & (b2 > 0)
+        resid = np.maximum(float(np.sum((v - v.mean()) ** 2)) - gain, 0.0) / max(n - 4, 1)
+        return np.where(convex & (gain - linear > CURVE_CHI2 * resid), gain, linear)
+
+
+def _before_each(a: np.ndarray) -> np.ndarray:
+    """The sum of a's values before each index (0 at the first)."""
+    return np.concatenate([[0.0], np.cumsum(a)])[:-1]
 
 
 def _hinge_gains(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> np.ndarray:

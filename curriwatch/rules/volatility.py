@@ -63,6 +63,7 @@ OTHER_POINTS = 3  # a burst's size may be read from the other series' points ove
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
 FALL_DISPERSION = 1.6  # a fall that came back whose changes disperse this x the rest's scattered: a burst ...
 FALL_CHANGES = 6       # ... read from this many of its changes at least
+RATE_SHAPE_CLIP = 0.02  # a rate's noise shape sqrt(p (1 - p)) is read no nearer its bounds than this
 FINER = 2.0  # switching read from two series is dated by one with this x the other's changes, its phases 1 / this
 ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or more on one side of it
 LONE_LEAD_GAP = 4  # a burst's first point off the level, this many calm points or more before its next one (and
@@ -189,6 +190,7 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
     z = np.asarray(noise.z, dtype=np.float64)
     sigma = np.broadcast_to(np.asarray(noise.sigma, dtype=np.float64), z.shape)
     first = int(np.argmax(sig["after"]))
+    sigma = sigma * _rate_noise_shape(env, sig["series"], first)
     out = []
     for sp in regression_spans(env, s["regression"]):
         a, b = sp["first"], sp["last"]
@@ -213,6 +215,20 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
                     "off_points": int(np.count_nonzero(sig["raw"][a: b + 1] < s["regression"]["regression_threshold"])),
                     "points": b - a + 1, "low": float(value[lowest]), "as_one": False})
     return out
+
+
+def _rate_noise_shape(env: EnvData, split: str, first: int) -> np.ndarray | float:
+    """For a rate whose noise model is no binomial one (means over a number of episodes that varies, off any
+    lattice: a gaussian of one sd), how its noise sd grows away from its bounds: sqrt(p (1 - p)) at each point's
+    segment level (p within RATE_SHAPE_CLIP of a bound at most), over its median from point `first` on; 1 for
+    others. A rate that fell from 0.93 to 0.5 is twice as noisy there: its changes are no scatter of its own
+    (twenty-fourth corpus: PufferLib's solved rates over 3-45 episodes)."""
+    f = fit(env, split)
+    if f.noise.kind == "binomial" or rate_best(env, f.series.values) is None or len(f.series) <= first:
+        return 1.0
+    p = np.clip(np.abs(f.segments.level[f.segments.index_of()]), RATE_SHAPE_CLIP, 1.0 - RATE_SHAPE_CLIP)
+    shape = np.sqrt(p * (1.0 - p))
+    return shape / median(shape[first:])
 
 
 def _falls_back(env: EnvData, s: dict) -> list[dict]:
@@ -371,8 +387,10 @@ def _scattered(env: EnvData, sig: dict, s: dict, width: float, value: np.ndarray
     off = after & (np.abs(value - sig["baseline"]) > np.maximum(SCATTER_NOISE * sd, s["threshold"] * width))
     idx = np.flatnonzero(off)
     n_after = int(np.count_nonzero(after))
-    change = np.abs(np.diff(noise.z))  # on the noise's own scale: a rate that fell is noisier there
     first = int(np.argmax(after))
+    # on the noise's own scale: a rate that fell is noisier there (its model's, or the shape of a rate's noise)
+    shape = np.broadcast_to(_rate_noise_shape(env, sig["series"], first), np.shape(noise.z))
+    change = np.abs(np.diff(noise.z)) / np.sqrt((shape[1:] ** 2 + shape[:-1] ** 2) / 2)
     # white noise's changes are independent: a smaller excess stands out there, as for a rank-found burst
     ratio = BURST_RATIO_WHITE if _white(value[first:]) else BURST_RATIO
     out = []
