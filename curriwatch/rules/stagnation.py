@@ -404,10 +404,7 @@ def _hinge_gains(steps: np.ndarray, y: np.ndarray, lo: int, i0: int) -> np.ndarr
     v = y[lo: i0 + 1]
     n = len(x)
     k = np.arange(n)  # points before the break: 0..k-1
-    s1 = np.concatenate([[0.0], np.cumsum(x)])[:-1]
-    sxx = np.concatenate([[0.0], np.cumsum(x * x)])[:-1]
-    sy = np.concatenate([[0.0], np.cumsum(v)])[:-1]
-    sxy = np.concatenate([[0.0], np.cumsum(x * v)])[:-1]
+    s1, sxx, sy, sxy = _before_each(x), _before_each(x * x), _before_each(v), _before_each(x * v)
     sz = s1 - k * x
     szz = sxx - 2 * x * s1 + k * x * x
     szy = sxy - x * sy
