@@ -168,6 +168,8 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
         if not sel.any():
             continue
         row_step, row_has, row_bad, example = _axis_steps(raw, cols, profile, keys, axis_steps)
+        if row_step is None:
+            continue  # no row of this run holds the profile's step keys (SB3's progress.csv has no global_step)
         declared = profile is None or not profile.step_keys or keys != tuple(profile.step_keys)  # define_metric's
         if row_step is not None and declared and (carried := _frozen_rows(row_step, row_has, rows[sel])) is not None:
             # W&B's step_sync fills an axis that is never logged with its last value (0): OpenRLHF's WandbLogger

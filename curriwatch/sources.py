@@ -46,6 +46,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
         SourceKind("tinker", _lazy("tinker", "detect_tinker"), _lazy("tinker", "read_tinker"),
                    description="tinker-cookbook log_path: metrics.jsonl (+ config.json)", shadows=("wandb",)),
+        SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
+                   description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
+                   "rl-starter-files `log.csv`"),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),

@@ -154,3 +154,31 @@ def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
             yield path, f, sink, report
         raw.issues.extend(report.issues(shown, what))
         sink.close()
+
+
+def read_csv_rows(f, sink: RowSink, report) -> None:
+    """A CSV file's rows into `sink`, named by its first line (a header written again, as a restarted job
+    appends it, is skipped); a row that does not parse or has the wrong number of cells is a bad line of
+    `report` (a lines.LineReport)."""
+    import csv
+
+    from .lines import iter_lines
+
+    header: list[str] | None = None
+    for lineno, _offset, text in iter_lines(f, report):
+        if not text.strip():
+            continue
+        try:
+            cells = next(csv.reader([text]))
+        except csv.Error as err:
+            report.bad.append((lineno, f"not CSV ({err})"))
+            continue
+        if header is None:
+            header = cells
+            continue
+        if cells == header:  # a restarted trial may write the header again
+            continue
+        if len(cells) != len(header):
+            report.bad.append((lineno, f"{len(cells)} cells for {len(header)} columns"))
+            continue
+        sink.add(dict(zip(header, cells)))

@@ -10,13 +10,12 @@ becomes the wall time.
 """
 from __future__ import annotations
 
-import csv
 import json
 
 from ..model import DataIssue, RawRun, RunSource
 from .files import unreadable
-from .lines import LineReport, iter_json_objects, iter_lines, open_regular
-from .rows import RowSink, flatten, shown_path, text_files
+from .lines import LineReport, iter_json_objects, open_regular
+from .rows import RowSink, flatten, read_csv_rows, shown_path, text_files
 
 STEP_KEYS = ("timesteps_total", "training_iteration")
 # Trainable.restore sets _iterations_since_restore = 0 and train() counts it up again (ray/tune/
@@ -57,7 +56,7 @@ def read_tune(source: RunSource) -> RawRun:
     rows = lambda: RowSink(raw, STEP_KEYS, wall_key="timestamp", skip=BOOKKEEPING, restart_key=RESTART_KEY)  # noqa: E731
     for path, f, sink, report in text_files(raw, data, rows, what="row"):
         if path.endswith(".csv"):
-            _read_csv(f, sink, report)
+            read_csv_rows(f, sink, report)
         else:
             _read_jsonl(f, sink, report)
     return raw
@@ -67,27 +66,6 @@ def _read_jsonl(f, sink: RowSink, report: LineReport) -> None:
     for _lineno, obj in iter_json_objects(f, report):
         obj.pop("config", None)  # the trial's config, not a result (params.json holds it)
         sink.add(flatten(obj))
-
-
-def _read_csv(f, sink: RowSink, report: LineReport) -> None:
-    header: list[str] | None = None
-    for lineno, _offset, text in iter_lines(f, report):
-        if not text.strip():
-            continue
-        try:
-            cells = next(csv.reader([text]))
-        except csv.Error as err:
-            report.bad.append((lineno, f"not CSV ({err})"))
-            continue
-        if header is None:
-            header = cells
-            continue
-        if cells == header:  # a restarted trial may write the header again
-            continue
-        if len(cells) != len(header):
-            report.bad.append((lineno, f"{len(cells)} cells for {len(header)} columns"))
-            continue
-        sink.add(dict(zip(header, cells)))
 
 
 def env_from_params(raw: RawRun, source: RunSource, path: str) -> str | None:

@@ -1,0 +1,69 @@
+"""Training loggers' own CSV files, where a run left no TensorBoard or W&B copy of them.
+
+- Stable-Baselines3's `configure(folder, ["csv"])` writes `{folder}/progress.csv`
+  (DLR-RM/stable-baselines3@e05d2db stable_baselines3/common/logger.py:467); its CSVOutputFormat
+  (:325-383) rewrites the whole file with a longer header, earlier rows padded with empty cells, when
+  a dump brings keys it has not seen (EvalCallback's `eval/*` after the first rollouts), and every dump
+  records `time/total_timesteps` (common/on_policy_algorithm.py:295, common/callbacks.py:515). OpenAI
+  baselines' and garage's (dowel) loggers write a `progress.csv` the same way.
+- rl-starter-files appends `{model_dir}/log.csv` through `csv.writer` (lcswillems/rl-starter-files@317da04
+  utils/storage.py:66-70): `update, frames, FPS, duration, rreturn_*, num_frames_*, entropy, value,
+  policy_loss, value_loss, grad_norm, return_*` every log interval, the header again before each row
+  until the first status save (scripts/train.py:171-189: it is written while the saved status still
+  says 0 frames); a job resumed from its status appends, its frames since the save logged again.
+
+A folder's `progress.csv` or `log.csv` is a run when its header names a step column (STEP_KEYS) and
+the folder holds no TensorBoard event file (the same values written twice: the event files are read)
+nor a Ray Tune trial's `params.json` / `result.json` (the Tune reader owns those). The first step
+column found is the step; rows sharing a step are kept as observations, a step going back begins a
+restart (rows.RowSink). Keys then go through the key profiles like TensorBoard tags (`rollout/
+ep_rew_mean` through the `sb3` profile); a log whose keys no profile claims is a run of status
+`unknown`, as it would be from TensorBoard.
+"""
+from __future__ import annotations
+
+import csv
+import os
+
+from ..model import RawRun, RunSource
+from .lines import open_regular
+from .rows import RowSink, read_csv_rows, text_files
+
+LOG_FILES = ("progress.csv", "log.csv")
+# step columns, the env's own counters first: SB3, baselines, garage/dowel, rl-starter-files, then generic names
+STEP_KEYS = ("time/total_timesteps", "misc/total_timesteps", "total_timesteps", "TimestepsSoFar", "TotalEnvSteps",
+             "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps")
+TUNE_FILES = ("params.json", "result.json")
+HEADER_BYTES = 64 * 1024
+
+
+def _header(path: str) -> list[str]:
+    """The first line of a CSV file as its column names ([] when it cannot be read or parsed)."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(HEADER_BYTES)
+    except OSError:
+        return []
+    line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
+
+
+def detect_csvlog(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it."""
+    names = set(filenames)
+    if any("tfevents" in name for name in filenames) or names.intersection(TUNE_FILES):
+        return []
+    for name in LOG_FILES:
+        if name in names and set(_header(os.path.join(folder, name))).intersection(STEP_KEYS):
+            return [("", (os.path.join(folder, name),))]
+    return []
+
+
+def read_csvlog(source: RunSource) -> RawRun:
+    raw = RawRun(source)
+    for _path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw, STEP_KEYS), what="row"):
+        read_csv_rows(f, sink, report)
+    return raw

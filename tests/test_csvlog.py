@@ -1,0 +1,136 @@
+"""Training loggers' own CSV files (SB3's progress.csv, rl-starter-files' log.csv) read where no
+TensorBoard copy of them exists, and left alone where one does."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import curriwatch
+from curriwatch.discover import discover
+from writers import RlStarterCsvLogger, write_tb, write_tune_trial
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sb3_csv"
+sys.path.insert(0, str(FIXTURES))
+import generate as sb3_fixture  # noqa: E402  (the series the committed progress.csv was written from)
+
+RL_STARTER_PROFILE = """\
+profiles:
+  torch_ac:
+    patterns:
+      - {regex: '^return_mean$', env: "{run}", split: train, metric: return}
+    performance_metric: return
+profile: torch_ac
+"""
+
+
+def _points(ingest, metric, split="train"):
+    f = ingest.frame
+    sel = f[(f.metric == metric) & (f.split == split)].sort_values("step")
+    return [(str(e), int(s), float(v)) for e, s, v in zip(sel.env_id, sel.step, sel.value)]
+
+
+def _log_rl_starter(model_dir, rows, status_frames=0):
+    log = RlStarterCsvLogger(model_dir, status_frames)
+    for update, frames, value in rows:
+        log.log(update, frames, value)
+    log.close()
+
+
+def test_sb3_progress_csv_written_by_sb3s_own_logger(tmp_path):
+    shutil.copytree(FIXTURES / "ppo_level_1", tmp_path / "ppo_level_1")
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert (info.source, info.profile) == ("csvlog", "sb3")
+    dumps = sb3_fixture.dumps()
+    assert _points(ingest, "ep_rew_mean") == [
+        ("ppo_level_1", step, kv["rollout/ep_rew_mean"]) for step, kv in dumps if "rollout/ep_rew_mean" in kv]
+    # EvalCallback's rows came after the header was fixed: the file was rewritten with a longer one
+    assert _points(ingest, "ep_rew_mean", "eval") == [
+        ("ppo_level_1", step, kv["eval/mean_reward"]) for step, kv in dumps if "eval/mean_reward" in kv]
+    assert not [i for i in info.issues if i.kind in ("corrupt_record", "duplicate_points")]
+
+
+def test_rl_starter_files_log_csv_with_its_repeated_header_and_a_resume(tmp_path):
+    model = tmp_path / "storage" / "MiniGrid-DoorKey-5x5-v0_ppo_seed1"
+    first = [(u, 2048 * u, min(1.0, u / 20)) for u in range(1, 16)]
+    _log_rl_starter(model, first)  # killed after update 15; its status was saved at update 10
+    again = [(u, 2048 * u, min(1.0, u / 18)) for u in range(11, 31)]
+    _log_rl_starter(model, again, status_frames=2048 * 10)
+    (tmp_path / "curriwatch.yaml").write_text(RL_STARTER_PROFILE)
+    ingest = curriwatch.load(tmp_path, config=str(tmp_path / "curriwatch.yaml"))
+    (info,) = ingest.runs
+    assert info.source == "csvlog"
+    env = "MiniGrid-DoorKey-5x5-v0_ppo_seed1"  # {run}: the model dir
+    # the resumed job logged updates 11-15 again: last write wins
+    assert _points(ingest, "return") == [(env, f, v) for _u, f, v in first[:10] + again]
+    assert not [i for i in info.issues if i.kind == "corrupt_record"]
+
+
+def test_log_csv_read_as_its_tensorboard_copy_would_be(tmp_path):
+    rows = [(u, 1024 * u, round(0.9 * (1 - 0.93 ** u), 6)) for u in range(1, 60)]
+    _log_rl_starter(tmp_path / "csv" / "run", rows)
+    write_tb(tmp_path / "tb" / "run", {"return_mean": [(f, v) for _u, f, v in rows]})
+    (tmp_path / "c.yaml").write_text(RL_STARTER_PROFILE)
+    from_csv = curriwatch.load(tmp_path / "csv", config=str(tmp_path / "c.yaml"))
+    from_tb = curriwatch.load(tmp_path / "tb", config=str(tmp_path / "c.yaml"))
+    assert [(s, pytest.approx(v, rel=1e-6)) for _e, s, v in _points(from_tb, "return")] == \
+        [(s, v) for _e, s, v in _points(from_csv, "return")]
+
+
+def test_csv_beside_its_event_files_is_not_read_twice(tmp_path):
+    _log_rl_starter(tmp_path / "run", [(1, 2048, 0.5), (2, 4096, 0.6)])
+    write_tb(tmp_path / "run", {"return_mean": [(2048, 0.5), (4096, 0.6)]})
+    runs, _ = discover(tmp_path)
+    assert [(r.name, r.source) for r in runs] == [("run", "tensorboard")]
+
+
+def test_progress_csv_of_a_tune_trial_stays_tunes(tmp_path):
+    write_tune_trial(tmp_path / "t", [{"training_iteration": i + 1, "timesteps_total": 100 * (i + 1),
+                                       "episode_reward_mean": float(i)} for i in range(3)], {"env": "E"})
+    (tmp_path / "t" / "result.json").unlink()
+    runs, _ = discover(tmp_path)
+    assert [(r.name, r.source) for r in runs] == [("t", "tune")]
+
+
+def test_other_csv_files_are_not_runs(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "log.csv").write_text("name,score\nalice,3\nbob,4\n")
+    (tmp_path / "data" / "progress.csv").write_bytes(b"\xff\xfe" + bytes(range(256)))
+    (tmp_path / "data" / "results.csv").write_text("step,success\n1,0.5\n")
+    runs, issues = discover(tmp_path)
+    assert runs == [] and issues == []
+
+
+def test_damaged_rows_are_reported_and_the_rest_kept(tmp_path):
+    _log_rl_starter(tmp_path / "run", [(u, 100 * u, u / 10) for u in range(1, 6)])
+    with open(tmp_path / "run" / "log.csv", "a") as f:
+        f.write("6,600,1.0\n")  # a row cut short
+        f.write('7,700,"unclosed\n')
+    _log_rl_starter(tmp_path / "run", [(8, 800, 0.8)], status_frames=800)
+    (tmp_path / "c.yaml").write_text(RL_STARTER_PROFILE)
+    env = {"NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-m", "curriwatch", "report", str(tmp_path), "--config",
+                          str(tmp_path / "c.yaml"), "--format", "json"], capture_output=True, text=True, env=env)
+    assert "Traceback" not in out.stderr
+    doc = json.loads(out.stdout)
+    (run,) = doc["runs"]
+    assert [i["kind"] for i in run["data_issues"]].count("corrupt_record") >= 1, run["data_issues"]
+    ingest = curriwatch.load(tmp_path, config=str(tmp_path / "c.yaml"))
+    assert [s for _e, s, _v in _points(ingest, "return")] == [100, 200, 300, 400, 500, 800]
+
+
+def test_profile_step_key_missing_from_a_runs_rows_keeps_their_own_steps(tmp_path):
+    """The sb3 profile steps W&B rows by `global_step` (sync_tensorboard's); a W&B run of SB3 keys logged
+    without it (or SB3's progress.csv) keeps each row's own step instead of failing to read."""
+    from writers import write_wandb
+
+    write_wandb(tmp_path, [{"rollout/ep_rew_mean": 10.0 * i} for i in range(5)], steps=[100 * i for i in range(5)])
+    ingest = curriwatch.load(tmp_path)
+    (info,) = ingest.runs
+    assert info.profile == "sb3"
+    assert [(s, v) for _e, s, v in _points(ingest, "ep_rew_mean")] == [(100 * i, 10.0 * i) for i in range(5)]
