@@ -89,6 +89,15 @@ def test_csv_beside_its_event_files_is_not_read_twice(tmp_path):
     assert [(r.name, r.source) for r in runs] == [("run", "tensorboard")]
 
 
+def test_baselines_progress_csv_beside_its_tb_subfolder_is_not_read_twice(tmp_path):
+    """OpenAI baselines' logger writes progress.csv and its TensorBoard copy into tb/ (logger.py make_output_format)."""
+    (tmp_path / "ppo2").mkdir()
+    (tmp_path / "ppo2" / "progress.csv").write_text("misc/total_timesteps,eprewmean\n2048,1.5\n4096,2.5\n")
+    write_tb(tmp_path / "ppo2" / "tb", {"eprewmean": [(2048, 1.5), (4096, 2.5)]})
+    runs, _ = discover(tmp_path)
+    assert [(r.name, r.source) for r in runs] == [("ppo2/tb", "tensorboard")]
+
+
 def test_progress_csv_of_a_tune_trial_stays_tunes(tmp_path):
     write_tune_trial(tmp_path / "t", [{"training_iteration": i + 1, "timesteps_total": 100 * (i + 1),
                                        "episode_reward_mean": float(i)} for i in range(3)], {"env": "E"})

@@ -465,21 +465,23 @@ def tinker_trajectory_metrics(groups: list[list[dict]], taglists: list[list[str]
 class RlStarterCsvLogger:
     """rl-starter-files' log.csv, written as scripts/train.py writes it (lcswillems/rl-starter-files@317da04):
     `utils.get_csv_logger` opens `{model_dir}/log.csv` in append mode under a `csv.writer`
-    (utils/storage.py:66-70); every log interval the header row goes first while the status loaded at
-    start still says 0 frames — so before every row until the job is restarted from a saved status —,
-    then the row (scripts/train.py:171-189). `status_frames` is the saved status the job started from."""
+    (utils/storage.py:66-70); every log interval the header row goes first while the status still says 0
+    frames, then the row (scripts/train.py:171-189); every `save_interval` updates the status is saved with
+    the frames so far (:193-197), so the header comes before each row up to the first save. `status_frames`
+    is the saved status the job started from."""
 
     HEADER = ["update", "frames", "FPS", "duration", "rreturn_mean", "rreturn_std", "rreturn_min", "rreturn_max",
               "num_frames_mean", "num_frames_std", "num_frames_min", "num_frames_max", "entropy", "value",
               "policy_loss", "value_loss", "grad_norm", "return_mean", "return_std", "return_min", "return_max"]
 
-    def __init__(self, model_dir, status_frames: int = 0):
+    def __init__(self, model_dir, status_frames: int = 0, save_interval: int = 10):
         import csv
 
         Path(model_dir).mkdir(parents=True, exist_ok=True)
         self.file = open(Path(model_dir) / "log.csv", "a")
         self.writer = csv.writer(self.file)
         self.status_frames = status_frames
+        self.save_interval = save_interval
 
     def log(self, update: int, frames: int, return_mean: float) -> None:
         data = [update, frames, 1234.5, update * 3, return_mean, 0.1, 0.0, 1.0, 40.0, 5.0, 20, 64,
@@ -488,6 +490,8 @@ class RlStarterCsvLogger:
             self.writer.writerow(self.HEADER)
         self.writer.writerow(data)
         self.file.flush()
+        if self.save_interval > 0 and update % self.save_interval == 0:
+            self.status_frames = frames
 
     def close(self) -> None:
         self.file.close()

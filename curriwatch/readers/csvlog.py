@@ -5,7 +5,8 @@
   (:325-383) rewrites the whole file with a longer header, earlier rows padded with empty cells, when
   a dump brings keys it has not seen (EvalCallback's `eval/*` after the first rollouts), and every dump
   records `time/total_timesteps` (common/on_policy_algorithm.py:295, common/callbacks.py:515). OpenAI
-  baselines' and garage's (dowel) loggers write a `progress.csv` the same way.
+  baselines' logger, from which SB3's descends, writes `progress%s.csv` the same way (baselines/logger.py
+  make_output_format), its TensorBoard copy into `tb/`.
 - rl-starter-files appends `{model_dir}/log.csv` through `csv.writer` (lcswillems/rl-starter-files@317da04
   utils/storage.py:66-70): `update, frames, FPS, duration, rreturn_*, num_frames_*, entropy, value,
   policy_loss, value_loss, grad_norm, return_*` every log interval, the header again before each row
@@ -13,7 +14,8 @@
   says 0 frames); a job resumed from its status appends, its frames since the save logged again.
 
 A folder's `progress.csv` or `log.csv` is a run when its header names a step column (STEP_KEYS) and
-the folder holds no TensorBoard event file (the same values written twice: the event files are read)
+neither the folder nor a subfolder of it holds TensorBoard event files (the same values written twice, as
+SB3 and rl-starter-files write them beside it and OpenAI baselines into `tb/`: the event files are read)
 nor a Ray Tune trial's `params.json` / `result.json` (the Tune reader owns those). The first step
 column found is the step; rows sharing a step are kept as observations, a step going back begins a
 restart (rows.RowSink). Keys then go through the key profiles like TensorBoard tags (`rollout/
@@ -35,6 +37,7 @@ STEP_KEYS = ("time/total_timesteps", "misc/total_timesteps", "total_timesteps", 
              "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps")
 TUNE_FILES = ("params.json", "result.json")
 HEADER_BYTES = 64 * 1024
+SUBFOLDERS = 64
 
 
 def _header(path: str) -> list[str]:
@@ -51,13 +54,29 @@ def _header(path: str) -> list[str]:
         return []
 
 
+def _event_files_below(folder: str) -> bool:
+    """Whether a subfolder of `folder` (the first SUBFOLDERS of them) holds event files: baselines writes its
+    TensorBoard copy into `tb/` beside progress.csv (openai/baselines baselines/logger.py make_output_format)."""
+    try:
+        with os.scandir(folder) as entries:
+            subs = [e.path for e in entries if e.is_dir(follow_symlinks=False)][:SUBFOLDERS]
+        for sub in subs:
+            with os.scandir(sub) as entries:
+                if any("tfevents" in e.name for e in entries):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
 def detect_csvlog(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
     """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it."""
     names = set(filenames)
     if any("tfevents" in name for name in filenames) or names.intersection(TUNE_FILES):
         return []
     for name in LOG_FILES:
-        if name in names and set(_header(os.path.join(folder, name))).intersection(STEP_KEYS):
+        if name in names and set(_header(os.path.join(folder, name))).intersection(STEP_KEYS) \
+                and not _event_files_below(folder):
             return [("", (os.path.join(folder, name),))]
     return []
 
