@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -26,7 +26,8 @@ alone (benchmarks/detection_corpus_eighth.py); `--corpus ninth` a ninth one, als
 (benchmarks/detection_corpus_twentyfirst.py); `--corpus twentysecond` a twenty-second one, also from the contract
 alone (benchmarks/detection_corpus_twentysecond.py); `--corpus twentythird` a twenty-third one, also from the contract
 alone (benchmarks/detection_corpus_twentythird.py); `--corpus twentyfourth` a twenty-fourth one, also from the contract
-alone (benchmarks/detection_corpus_twentyfourth.py); `all` prints the twenty-four. The
+alone (benchmarks/detection_corpus_twentyfourth.py); `--corpus twentyfifth` a twenty-fifth one, also from the contract
+alone (benchmarks/detection_corpus_twentyfifth.py); `all` prints the twenty-five. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -522,7 +523,7 @@ def run_corpus(which: str, args) -> dict:
     """Build (once) and score one corpus; returns its result dict."""
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
-                 "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth"):
+                 "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -568,8 +569,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_twentysecond as corpus
         elif which == "twentythird":
             import detection_corpus_twentythird as corpus
-        else:
+        elif which == "twentyfourth":
             import detection_corpus_twentyfourth as corpus
+        else:
+            import detection_corpus_twentyfifth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -619,7 +622,8 @@ def print_result(result: dict) -> None:
                                                                                              "twentyfirst",
                                                                                              "twentysecond",
                                                                                              "twentythird",
-                                                                                             "twentyfourth") \
+                                                                                             "twentyfourth",
+                                                                                             "twentyfifth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -652,7 +656,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -675,7 +679,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_twentyfirst.py), the twenty-second one (60 runs, "
                     "benchmarks/detection_corpus_twentysecond.py), the twenty-third one (60 runs, "
                     "benchmarks/detection_corpus_twentythird.py), the twenty-fourth one (60 runs, "
-                    "benchmarks/detection_corpus_twentyfourth.py), both = default + wide, all = the twenty-four")
+                    "benchmarks/detection_corpus_twentyfourth.py), the twenty-fifth one (60 runs, "
+                    "benchmarks/detection_corpus_twentyfifth.py), both = default + wide, all = the twenty-five")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -688,7 +693,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth",
                                                   "seventeenth", "eighteenth", "nineteenth",
                                                   "twentieth", "twentyfirst", "twentysecond",
-                                                  "twentythird", "twentyfourth")}.get(args.corpus,
+                                                  "twentythird", "twentyfourth", "twentyfifth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

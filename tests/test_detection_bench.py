@@ -135,9 +135,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
-                                  "twentysecond", "twentythird", "twentyfourth"])
+                                  "twentysecond", "twentythird", "twentyfourth", "twentyfifth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twenty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twenty-fifth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -201,7 +201,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     `environment/{task}/{stat}`, resumed into a second offline folder of the same id), rl-starter-files / torch-ac
     `return_mean` at `num_frames` (one model dir per MiniGrid level, env by `run_env`, resumed into a second event
     file), Dopamine's per-iteration `Train|Eval/AverageReturns` (TF1 multi-value Summary events or TF2 tensor scalars,
-    the loss on a training-step axis, the collector's copy under `metrics/tensorboard/`, train-only resumes):
+    the loss on a training-step axis, the collector's copy under `metrics/tensorboard/`, train-only resumes);
+    twenty-fifth: OpenAI baselines' logger `tensorboard` format (one Summary of every key a dump, at the dump count)
+    as HER writes it per Fetch/Hand task (`test|train/success_rate`, params.json and progress.csv beside `tb/`) and as
+    PPO2 writes it (`eprewmean`, a 100-episode deque mean, NaN until an episode ended), AllenAct's per-object-type
+    `train-metrics/{type}/success` beside `valid-metrics/…` of each checkpoint written late, SkyRL's per-data-source
+    `eval/{ds}/avg_score` through W&B (resumed under the same id) or TensorBoard (a second event file):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
