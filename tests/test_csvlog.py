@@ -143,3 +143,44 @@ def test_profile_step_key_missing_from_a_runs_rows_keeps_their_own_steps(tmp_pat
     (info,) = ingest.runs
     assert info.profile == "sb3"
     assert [(s, v) for _e, s, v in _points(ingest, "ep_rew_mean")] == [(100 * i, 10.0 * i) for i in range(5)]
+
+
+def _her_logdir(folder, epochs=6, tb=True):
+    """An OpenAI baselines HER logdir: params.json (her/her.py:100-118, json.dump of its params), progress.csv
+    with the keys her.py logs each epoch, and with OPENAI_LOG_FORMAT holding `tensorboard` the same dumps in
+    `tb/` (logger.py make_output_format)."""
+    from writers import BaselinesCsvOutput
+
+    folder.mkdir(parents=True)
+    (folder / "params.json").write_text(json.dumps({"env_name": "FetchPush-v1", "n_cycles": 50, "buffer_size": 1000000}))
+    out = BaselinesCsvOutput(folder / "progress.csv")
+    series = {}
+    for epoch in range(epochs):
+        kv = {"epoch": epoch, "test/episode": 10.0 * (epoch + 1), "test/success_rate": round(epoch / epochs, 4),
+              "train/episode": 100.0 * (epoch + 1), "train/success_rate": round(epoch / (2 * epochs), 4)}
+        out.writekvs(kv)
+        for key, value in kv.items():
+            series.setdefault(key, []).append((epoch + 1, float(value)))  # the TensorBoard format counts dumps from 1
+    out.close()
+    if tb:
+        write_tb(folder / "tb", series)
+    return series
+
+
+def test_baselines_her_logdir_is_no_tune_trial_and_is_read_once(tmp_path):
+    """HER writes a params.json of its own beside progress.csv: no Ray Tune trial (no Tune column in the CSV), and
+    the tb/ copy of the same dumps is the one read. Was: a Tune trial and a TensorBoard run, every incident twice."""
+    _her_logdir(tmp_path / "FetchPush")
+    runs, issues = discover(tmp_path)
+    assert [(r.name, r.source) for r in runs] == [("FetchPush/tb", "tensorboard")] and issues == []
+
+
+def test_baselines_her_progress_csv_alone_is_read_by_its_epochs(tmp_path):
+    series = _her_logdir(tmp_path / "FetchPush", tb=False)
+    runs, _ = discover(tmp_path)
+    assert [(r.name, r.source) for r in runs] == [("FetchPush", "csvlog")]
+    from curriwatch.readers import read_run
+
+    raw = read_run(runs[0])
+    got = sorted((s, v) for t, s, v in zip(raw.tag_code, raw.step, raw.value) if raw.tags[t] == "test/success_rate")
+    assert got == [(s - 1, v) for s, v in series["test/success_rate"]]  # epoch from 0 is the CSV's step

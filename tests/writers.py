@@ -495,3 +495,29 @@ class RlStarterCsvLogger:
 
     def close(self) -> None:
         self.file.close()
+
+
+class BaselinesCsvOutput:
+    """OpenAI baselines' CSVOutputFormat (openai/baselines@ea25b9e baselines/logger.py:102-137), reproduced with the
+    standard library it uses: `progress.csv` opened 'w+t'; keys first seen in a dump, sorted, extend the header,
+    and the file is rewritten with the longer header and earlier rows padded with empty cells."""
+
+    def __init__(self, filename):
+        self.file = open(filename, "w+t")
+        self.keys: list[str] = []
+
+    def writekvs(self, kvs: dict) -> None:
+        extra_keys = sorted(kvs.keys() - set(self.keys))
+        if extra_keys:
+            self.keys.extend(extra_keys)
+            self.file.seek(0)
+            lines = self.file.readlines()
+            self.file.seek(0)
+            self.file.write(",".join(self.keys) + "\n")
+            for line in lines[1:]:
+                self.file.write(line[:-1] + "," * len(extra_keys) + "\n")
+        self.file.write(",".join("" if kvs.get(k) is None else str(kvs.get(k)) for k in self.keys) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()

@@ -16,7 +16,8 @@
 A folder's `progress.csv` or `log.csv` is a run when its header names a step column (STEP_KEYS) and
 neither the folder nor a subfolder of it holds TensorBoard event files (the same values written twice, as
 SB3 and rl-starter-files write them beside it and OpenAI baselines into `tb/`: the event files are read)
-nor a Ray Tune trial's `params.json` / `result.json` (the Tune reader owns those). The first step
+nor is it a Ray Tune trial's (readers/tune.py owns those; a `params.json` beside a progress.csv without Tune's
+columns is another logger's: OpenAI baselines' HER writes one). The first step
 column found is the step; rows sharing a step are kept as observations, a step going back begins a
 restart (rows.RowSink). Keys then go through the key profiles like TensorBoard tags (`rollout/
 ep_rew_mean` through the `sb3` profile); a log whose keys no profile claims is a run of status
@@ -24,34 +25,17 @@ ep_rew_mean` through the `sb3` profile); a log whose keys no profile claims is a
 """
 from __future__ import annotations
 
-import csv
 import os
 
 from ..model import RawRun, RunSource
-from .lines import open_regular
-from .rows import RowSink, read_csv_rows, text_files
+from .rows import RowSink, csv_header, read_csv_rows, text_files
+from .tune import detect_tune
 
 LOG_FILES = ("progress.csv", "log.csv")
 # step columns, the env's own counters first: SB3, baselines, garage/dowel, rl-starter-files, then generic names
 STEP_KEYS = ("time/total_timesteps", "misc/total_timesteps", "total_timesteps", "TimestepsSoFar", "TotalEnvSteps",
-             "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps")
-TUNE_FILES = ("params.json", "result.json")
-HEADER_BYTES = 64 * 1024
+             "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps", "epoch")
 SUBFOLDERS = 64
-
-
-def _header(path: str) -> list[str]:
-    """The first line of a CSV file as its column names ([] when it cannot be read or parsed)."""
-    try:
-        with open_regular(path) as f:
-            head = f.read(HEADER_BYTES)
-    except OSError:
-        return []
-    line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
-    try:
-        return next(csv.reader([line]), [])
-    except csv.Error:
-        return []
 
 
 def _event_files_below(folder: str) -> bool:
@@ -72,10 +56,10 @@ def _event_files_below(folder: str) -> bool:
 def detect_csvlog(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
     """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it."""
     names = set(filenames)
-    if any("tfevents" in name for name in filenames) or names.intersection(TUNE_FILES):
+    if any("tfevents" in name for name in filenames) or detect_tune(folder, filenames):
         return []
     for name in LOG_FILES:
-        if name in names and set(_header(os.path.join(folder, name))).intersection(STEP_KEYS) \
+        if name in names and set(csv_header(os.path.join(folder, name))).intersection(STEP_KEYS) \
                 and not _event_files_below(folder):
             return [("", (os.path.join(folder, name),))]
     return []

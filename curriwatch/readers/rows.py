@@ -182,3 +182,22 @@ def read_csv_rows(f, sink: RowSink, report) -> None:
             report.bad.append((lineno, f"{len(cells)} cells for {len(header)} columns"))
             continue
         sink.add(dict(zip(header, cells)))
+
+
+def csv_header(path: str, limit: int = 64 * 1024) -> list[str]:
+    """The first line of a CSV file (within its first `limit` bytes) as column names; [] when it cannot be
+    read or parsed."""
+    import csv
+
+    from .lines import open_regular
+
+    try:
+        with open_regular(path) as f:
+            head = f.read(limit)
+    except OSError:
+        return []
+    line = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
