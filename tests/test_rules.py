@@ -2776,3 +2776,19 @@ def test_incidents_that_together_cover_a_prolonged_activity_explain_it():
     (folded,) = drop_explained([prolonged, stalls[2]])
     assert (folded.type, folded.severity, folded.evidence["stalled_from_step"]) == ("prolonged_training", "warning",
                                                                                    8911360)
+
+
+def test_a_dip_that_quieter_training_shows_beside_noisy_evals(tmp_path):
+    """A Dopamine JAX agent (twenty-fourth corpus seed 2): every iteration logs training's mean return over ~14
+    episodes and the eval phase's over 3, with rare catastrophic episodes. The policy broke for iterations
+    75-78 (train: ~150 -> -48..-6, five of its noise sds) and came back; the evals, judged for regressions,
+    show it as 4 points among their own catastrophes (3.6 of their sds at most). Training, as dense and half
+    as noisy, dates the dip. Was: healthy."""
+    case = Case("dip in quieter training", {
+        "a": E(train=_fixture_series("twentyfourth_dopamine_dip_train"), train_every=1,
+               eval=_fixture_series("twentyfourth_dopamine_dip_eval"), eval_every=1)}, [])
+    got, _run = run_case(case, tmp_path)
+    vol = [w for w in got if w.type == "performance_volatility"]
+    assert len(vol) == 1 and vol[0].evidence["series"] == "train" and abs(vol[0].first_step - 75) <= 1 \
+        and vol[0].last_step <= 80, got
+    assert [w for w in got if w.type != "performance_volatility"] == [], got

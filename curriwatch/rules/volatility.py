@@ -16,7 +16,7 @@ from ..levels import (HELD_PHASES, NO_RANGE_MIDDLE, RETURN_TOLERANCE, SWITCH_CHA
 from ..segments import OVERDISPERSION, change_ratios, dispersion_of, widening
 from ..stats import MEDIAN_ABS_CHANGE, binomial_tail, lag1_correlation, median
 from . import register
-from .regression import batch_passing, held_zone, regression_signal, regression_spans
+from .regression import _spans, batch_passing, held_zone, regression_signal, regression_spans
 
 QUIET_QUANTILE = 0.25  # a gaussian series' own noise: the quieter quarter of its windows nearby
 NEARBY_BLOCKS = 5  # ... among this many windows on either side (noise may grow with the level)
@@ -171,7 +171,36 @@ def _dips(env: EnvData, s: dict) -> list[dict]:
     out = [_dip(sig, sp["first"], sp["last"], sp["last"] - sp["first"] + 1, level[sp["lowest"]], ratio[sp["lowest"]],
                 level[sp["back"]])
            for sp in regression_spans(env, s["regression"]) if sp["dip"]]
-    return out + _outlier_bursts(sig, s) + _deep_drops(env, sig, s) + _scatter(env, sig, s) + _scattered_falls(env, sig, s)
+    out += _outlier_bursts(sig, s) + _deep_drops(env, sig, s) + _scatter(env, sig, s) + _scattered_falls(env, sig, s)
+    quieter = _quieter_training(env, s, sig)
+    return out + ([d for d in _deep_drops(env, quieter, s) if _evals_fell(sig, d, s)] if quieter is not None else [])
+
+
+def _evals_fell(sig: dict, dip: dict, s: dict) -> bool:
+    """Whether the evals over a dip found in training (its first to last step) fell with it: at least one of them
+    there, their mean below the regression line. Training's own noise may be smoothed (an EMA of returns, a
+    running reward) or exploratory, and its deep drops then the policy's evals never saw."""
+    steps = sig["steps"]
+    there = (steps >= dip["first_step"]) & (steps <= dip["last_step"])  # outliers too: a dip's few evals may be
+    # set apart as outliers of the level around them
+    return bool(there.any()) and float(np.mean(sig["raw"][there])) < s["regression"]["regression_threshold"]
+
+
+def _quieter_training(env: EnvData, s: dict, sig: dict) -> dict | None:
+    """The training series' regression signal, where the judged one is evals and training logged at least as
+    many points with less noise at its held level, white since graduation: a few evals of one or two episodes each
+    (Dopamine's per-iteration eval phase) hide a short deep drop in their own catastrophes that the training
+    phase's many episodes show point by point. None otherwise."""
+    if sig["series"] != "eval":
+        return None
+    tsig = regression_signal(env, s["regression"], "train")
+    if tsig is None:
+        return None
+    quiet = lambda g: float(np.max(np.atleast_1d(fit(env, g["series"]).noise.raw_sd(g["baseline"]))))  # noqa: E731
+    # white noise only: a smoothed (an EMA, a running reward) or wandering training series drifts far from its
+    # level for points in a row by itself
+    white = _white(tsig["raw"][int(np.argmax(tsig["after"])):])
+    return tsig if len(env.train) >= len(env.eval) and quiet(tsig) < quiet(sig) and white else None
 
 
 def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
@@ -269,7 +298,9 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     value, _noise, sd = _held_noise(env, sig)
     deep = _deep(sig, value, sd)
     low = sig["after"] & (raw < r["regression_threshold"])  # a dip's shallower points on its way back belong to it
-    falls = [(sp["first"], sp["last"]) for sp in regression_spans(env, r) if not sp["dip"]]
+    judged = sig["series"] == regression_signal(env, r)["series"]
+    falls = [(sp["first"], sp["last"]) for sp in (regression_spans(env, r) if judged else _spans(env, r, sig))
+             if not sp["dip"]]
     out = []
     runs = runs_of_true(deep)
     singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
