@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .envdata import EnvData
+from .envdata import EnvData, Series
 from .levels import at_level, env_scale, episodes, fit, learned, levels_apart, natural_zero, own_scale, rate_best, \
     rate_top
 from .segments import robust_sd
@@ -337,6 +337,39 @@ def _ema(values: np.ndarray, alpha: float) -> np.ndarray:
     return pd.Series(values).ewm(alpha=alpha, adjust=False).mean().to_numpy()
 
 
+RUN_CACHE = ("reference", "ceiling", "ceiling_reach", "sibling_climb", "run_top", "rate_ceiling", "noise_reference",
+             "alone", "run_graduation_span", "rolling_mean_splits", "curriculum_stops", "last_level")  # run-level
+EVAL_GRADUATION_POINTS = 12  # evals an env needs to graduate on them where its training did not ...
+EVAL_TRAIN_RISE = 0.1  # ... while its training rises less than this share of its own gain from there on (its last
+                       # third of points after that graduation against its first)
+
+
+def _graduated_on_evals(env: EnvData, graduation: dict) -> int | None:
+    """The step an env graduated at on its evals, by the same test, where its training did not: training measured
+    with exploration (HER's train/success_rate with its noisy actions, an epsilon-greedy return) may plateau below
+    a rate's line while the policy's evals hold well above it. Only with EVAL_GRADUATION_POINTS evals or more, and
+    training flat from there on (EVAL_TRAIN_RISE)."""
+    if not len(env.train) or len(env.eval) < EVAL_GRADUATION_POINTS:
+        return None
+    import dataclasses
+
+    evals = dataclasses.replace(env, train=Series.empty(),
+                                cache={k: v for k, v in env.cache.items() if k in RUN_CACHE})
+    j = graduation_index(evals, graduation)
+    if j is None:
+        return None
+    g = int(env.eval.steps[j])
+    # ... while training stays where it was from there on: one still climbing (a steady riser whose evals paused
+    # on a stair) has not graduated
+    after = env.train.values[env.train.steps >= g]
+    own = own_scale(env)
+    third = len(after) // 3
+    if own is None or third < HOLD_POINTS:
+        return None
+    rise = float(np.median(after[-third:]) - np.median(after[:third]))
+    return g if rise < EVAL_TRAIN_RISE * (own[1] - own[0]) else None
+
+
 def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = None,
                       trained_to_end: int | None = None) -> tuple[list[Interval], int | None]:
     """Locked until the env's first point, then active, graduated where inferred.
@@ -359,6 +392,8 @@ def inferred_timeline(env: EnvData, graduation: dict, stopped_at: int | None = N
     states.append("active")
     j = graduation_index(env, graduation)
     grad = int(learn.steps[j]) if j is not None else None
+    if grad is None and stopped_at is None:
+        grad = _graduated_on_evals(env, graduation)
     if stopped_at is not None:  # the curriculum's own decision beats the inferred one
         grad = int(stopped_at)
     elif grad is not None and trained_to_end is not None:

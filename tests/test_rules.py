@@ -2792,3 +2792,17 @@ def test_a_dip_that_quieter_training_shows_beside_noisy_evals(tmp_path):
     assert len(vol) == 1 and vol[0].evidence["series"] == "train" and abs(vol[0].first_step - 75) <= 1 \
         and vol[0].last_step <= 80, got
     assert [w for w in got if w.type != "performance_volatility"] == [], got
+
+
+def test_an_env_whose_evals_graduate_above_its_exploring_training(tmp_path):
+    """OpenAI baselines HER on FetchReach (twenty-fifth corpus seed 1): train/success_rate is its exploring
+    workers' (noisy actions), held near 0.68 — under a success rate's graduation line (0.7 of the way to 1) —
+    while test/success_rate, the deterministic policy, holds ~0.88 from epoch ~18 on. The env graduated on its
+    evals: no stall. Was: 'no progress in training performance from step 15', never graduated."""
+    case = Case("evals graduate", {
+        "a": E(train=_fixture_series("twentyfifth_her_train_under_its_evals"), train_every=1,
+               eval=_fixture_series("twentyfifth_her_evals_over_their_line"), eval_every=1)}, [])
+    got, run = run_case(case, tmp_path)
+    (env,) = run.environments
+    assert got == [] and env.current_state == "graduated", got
+    assert 12 <= env.graduation_step <= 40, env.graduation_step
