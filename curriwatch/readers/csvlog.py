@@ -28,13 +28,11 @@ from __future__ import annotations
 import os
 
 from ..model import RawRun, RunSource
+from .rows import LOGGER_STEP_KEYS as STEP_KEYS
 from .rows import RowSink, csv_header, read_csv_rows, text_files
 from .tune import detect_tune
 
 LOG_FILES = ("progress.csv", "log.csv")
-# step columns, the env's own counters first: SB3, baselines, garage/dowel, rl-starter-files, then generic names
-STEP_KEYS = ("time/total_timesteps", "misc/total_timesteps", "total_timesteps", "TimestepsSoFar", "TotalEnvSteps",
-             "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps", "epoch")
 SUBFOLDERS = 64
 
 

@@ -7,6 +7,12 @@ from pathlib import PurePosixPath
 
 from ..model import RawRun, RunSource
 
+# step columns of training loggers' CSV files (readers/csvlog.py), the env's own counters first: SB3, baselines,
+# garage/dowel, rl-starter-files, then generic names
+LOGGER_STEP_KEYS = ("time/total_timesteps", "misc/total_timesteps", "total_timesteps", "TimestepsSoFar",
+                    "TotalEnvSteps", "frames", "num_frames", "env_steps", "timesteps", "global_step", "step", "steps",
+                    "epoch")
+
 
 def shown_path(source: RunSource, path: str) -> str:
     """A file of a run as shown in data issues: relative to the logdir where possible."""

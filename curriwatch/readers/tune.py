@@ -16,7 +16,7 @@ import os
 from ..model import DataIssue, RawRun, RunSource
 from .files import unreadable
 from .lines import LineReport, iter_json_objects, open_regular
-from .rows import RowSink, csv_header, flatten, read_csv_rows, shown_path, text_files
+from .rows import LOGGER_STEP_KEYS, RowSink, csv_header, flatten, read_csv_rows, shown_path, text_files
 
 STEP_KEYS = ("timesteps_total", "training_iteration")
 # Trainable.restore sets _iterations_since_restore = 0 and train() counts it up again (ray/tune/
@@ -28,6 +28,7 @@ MAX_PARAMS = 4 * 1024 * 1024
 # columns every Tune result has (AUTO_RESULT_KEYS, ray/tune/result.py:89-107): a progress.csv without any is no trial's
 TUNE_COLUMNS = frozenset(("training_iteration", "time_this_iter_s", "time_total_s", "timesteps_total", "done",
                           "trial_id", "timestamp", "iterations_since_restore"))
+LOGGER_STEP_KEYS_SET = frozenset(LOGGER_STEP_KEYS)
 BOOKKEEPING = frozenset((
     "time_total_s", "episodes_total", "node_ip", "hostname", "pid", "time_this_iter_s", "timestamp",
     "date", "time_since_restore", "timesteps_since_restore", "iterations_since_restore",
@@ -43,8 +44,11 @@ def detect_tune(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str,
     if not (has_result or has_progress) or not (PARAMS_FILE in names or (has_result and has_progress)):
         return []
     data = RESULT_FILE if has_result else PROGRESS_FILE
-    if not has_result and not TUNE_COLUMNS.intersection(csv_header(os.path.join(folder, PROGRESS_FILE))):
-        return []  # another logger's progress.csv beside a params.json of its own (OpenAI baselines' HER)
+    if not has_result:
+        header = set(csv_header(os.path.join(folder, PROGRESS_FILE)))
+        if not TUNE_COLUMNS.intersection(header) and LOGGER_STEP_KEYS_SET.intersection(header):
+            return []  # another logger's progress.csv beside a params.json of its own (OpenAI baselines' HER): a
+            # damaged header that names no step at all stays Tune's, its rows reported there
     files = [os.path.join(folder, data)]
     if PARAMS_FILE in names:
         files.append(os.path.join(folder, PARAMS_FILE))

@@ -191,7 +191,17 @@ def _quieter_training(env: EnvData, s: dict, sig: dict) -> dict | None:
     many points with less noise at its held level, white since graduation: a few evals of one or two episodes each
     (Dopamine's per-iteration eval phase) hide a short deep drop in their own catastrophes that the training
     phase's many episodes show point by point. None otherwise."""
-    if sig["series"] != "eval":
+    if sig["series"] != "eval" or len(env.train) < len(env.eval):
+        return None
+    # first, cheaply: training holds DEEP_POINTS points in a row DEEP_NOISE of its noise sds below its median since
+    # graduation, or it shows no dip at all (its own regression signal is not worth reading, nor keeping)
+    f = fit(env, "train")
+    y = f.series.values[f.series.steps >= sig["graduation_step"]]
+    if len(y) <= DEEP_POINTS:
+        return None
+    level = median(y)
+    sd = float(np.max(np.atleast_1d(f.noise.raw_sd(level))))
+    if not any(b - a + 1 >= DEEP_POINTS for a, b in runs_of_true(y < level - DEEP_NOISE * sd)):
         return None
     tsig = regression_signal(env, s["regression"], "train")
     if tsig is None:
@@ -200,7 +210,7 @@ def _quieter_training(env: EnvData, s: dict, sig: dict) -> dict | None:
     # white noise only: a smoothed (an EMA, a running reward) or wandering training series drifts far from its
     # level for points in a row by itself
     white = _white(tsig["raw"][int(np.argmax(tsig["after"])):])
-    return tsig if len(env.train) >= len(env.eval) and quiet(tsig) < quiet(sig) and white else None
+    return tsig if quiet(tsig) < quiet(sig) and white else None
 
 
 def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
