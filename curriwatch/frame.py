@@ -171,7 +171,7 @@ def _row_steps(raw: RawRun, cols, profile, keep, issues, run_name, axis_steps: d
         if row_step is None:
             continue  # no row of this run holds the profile's step keys (SB3's progress.csv has no global_step)
         declared = profile is None or not profile.step_keys or keys != tuple(profile.step_keys)  # define_metric's
-        if row_step is not None and declared and (carried := _frozen_rows(row_step, row_has, rows[sel])) is not None:
+        if declared and (carried := _frozen_rows(row_step, row_has, rows[sel])) is not None:
             # W&B's step_sync fills an axis that is never logged with its last value (0): OpenRLHF's WandbLogger
             # steps eval/* by eval/epoch and logs eval/global_step (OpenRLHF@3c3be62 openrlhf/utils/logging_utils.py:81-82, 105)
             fallback = tuple(profile.step_keys) if profile and profile.step_keys else None

@@ -11,6 +11,7 @@ state file win over inference (see analyze.py).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -351,8 +352,6 @@ def _graduated_on_evals(env: EnvData, graduation: dict) -> int | None:
     training flat from there on (EVAL_TRAIN_RISE)."""
     if not len(env.train) or len(env.eval) < EVAL_GRADUATION_POINTS:
         return None
-    import dataclasses
-
     evals = dataclasses.replace(env, train=Series.empty(),
                                 cache={k: v for k, v in env.cache.items() if k in RUN_CACHE})
     j = graduation_index(evals, graduation)
