@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 
+from ..discover import TB_FILE
 from ..model import RawRun, RunSource
 from .rows import LOGGER_STEP_KEYS as STEP_KEYS
 from .rows import RowSink, csv_header, read_csv_rows, text_files
@@ -44,7 +45,7 @@ def _event_files_below(folder: str) -> bool:
             subs = [e.path for e in entries if e.is_dir(follow_symlinks=False)][:SUBFOLDERS]
         for sub in subs:
             with os.scandir(sub) as entries:
-                if any("tfevents" in e.name for e in entries):
+                if any(TB_FILE.match(e.name) for e in entries):
                     return True
     except OSError:
         return False
@@ -54,7 +55,7 @@ def _event_files_below(folder: str) -> bool:
 def detect_csvlog(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
     """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it."""
     names = set(filenames)
-    if any("tfevents" in name for name in filenames) or detect_tune(folder, filenames):
+    if any(TB_FILE.match(name) for name in filenames) or detect_tune(folder, filenames):
         return []
     for name in LOG_FILES:
         if name in names and set(csv_header(os.path.join(folder, name))).intersection(STEP_KEYS) \

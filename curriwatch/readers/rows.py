@@ -1,6 +1,7 @@
 """Rows of named values (CSV rows, JSON objects) appended to a RawRun, one history row each."""
 from __future__ import annotations
 
+import csv
 import math
 import os
 from pathlib import PurePosixPath
@@ -166,8 +167,6 @@ def read_csv_rows(f, sink: RowSink, report) -> None:
     """A CSV file's rows into `sink`, named by its first line (a header written again, as a restarted job
     appends it, is skipped); a row that does not parse or has the wrong number of cells is a bad line of
     `report` (a lines.LineReport)."""
-    import csv
-
     from .lines import iter_lines
 
     header: list[str] | None = None
@@ -193,8 +192,6 @@ def read_csv_rows(f, sink: RowSink, report) -> None:
 def csv_header(path: str, limit: int = 64 * 1024) -> list[str]:
     """The first line of a CSV file (within its first `limit` bytes) as column names; [] when it cannot be
     read or parsed."""
-    import csv
-
     from .lines import open_regular
 
     try:
