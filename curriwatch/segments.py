@@ -37,6 +37,8 @@ BLOCK = 32  # points per block of the local noise estimate
 BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
 LATTICE_SHARE = 0.98  # ... that this share of the points sit on
+MIXED_INTERIOR = 40  # a lattice's values between 0 and 1: with this many, ...
+MIXED_FULL_SHARE = 0.05  # ... under this share of them k/n in lowest terms are means of smaller batches
 OUTCOME_ZEROS = 0.005  # values in [0, 1] exactly 0 this often (twice at least; not always) ...
 OUTCOME_WORTH = 0.9   # ... and otherwise at least OUTCOME_GAP x their 90th percentile (what a success is worth)
 OUTCOME_GAP = 0.25    # are one or two episodes' outcomes: a binomial rate of one trial (two read as one: noisier)
@@ -81,21 +83,48 @@ class Noise:
 
 def lattice_trials(values: np.ndarray) -> int | None:
     """n when the values are k/n for some n <= MAX_TRIALS (rates of n trials each) — nearly all of
-    them: a stray point (an outlier, a partial batch) does not change the lattice — else None.
-    Values stored as float32 (TensorBoard) are compared with a float32 tolerance."""
+    them: a stray point (an outlier, a partial batch) does not change the lattice — else None; None too
+    for means of smaller batches of varying size (see mixed_batches). Values stored as float32
+    (TensorBoard) are compared with a float32 tolerance."""
+    n, mixed = _lattice(values)
+    return None if mixed else n
+
+
+def mixed_batches(values: np.ndarray) -> bool:
+    """Whether values on a 1/n lattice are means of batches smaller than n, of varying size: of their values
+    strictly between 0 and 1 (MIXED_INTERIOR or more), hardly any (under MIXED_FULL_SHARE) is k/n in lowest
+    terms. n trials make such values often (k = 5 or 7 of 12; at p = 0.5 a fifth of them at the least, for any
+    n); means of 1-6 episodes make halves, thirds, quarters, fifths and sixths: all on the 1/60 lattice, none
+    k/60 in lowest terms (AllenAct's per-type success over the few episodes of a type that ended in an interval,
+    twenty-fifth corpus: read as 12 trials, the two-level reading's floor a third of its noise, and the noise
+    of a regression's lower level read as switching)."""
+    return _lattice(values)[1]
+
+
+def _lattice(values: np.ndarray) -> tuple[int | None, bool]:
+    """(the smallest n of a 1/n lattice the values sit on, or None; whether they are means of smaller batches)."""
     if len(values) < 8 or values.min() < 0 or values.max() > 1:
-        return None
+        return None, False
     if len(values) > 4 * MAX_TRIALS and len(np.unique(values[: 4 * MAX_TRIALS])) > MAX_TRIALS + 1:
-        return None  # continuous values: no need to sort them all
+        return None, False  # continuous values: no need to sort them all
     u, counts = np.unique(values, return_counts=True)
     if len(u) > MAX_TRIALS + 1 or len(u) < 3:
-        return None
+        return None, False
     ns = np.arange(2, MAX_TRIALS + 1, dtype=np.float64)[:, None]
     k = u[None, :] * ns
     on = np.abs(k - np.rint(k)) <= 1e-4 * ns
     share = (on * counts[None, :]).sum(axis=1) / counts.sum()
     fits = (share >= LATTICE_SHARE) & (on.sum(axis=1) >= 3)
-    return int(ns[np.argmax(fits), 0]) if fits.any() else None
+    if not fits.any():
+        return None, False
+    row = int(np.argmax(fits))
+    n = int(ns[row, 0])
+    inner = (u > 0) & (u < 1) & on[row]
+    weight = counts[inner]
+    if weight.sum() < MIXED_INTERIOR:
+        return n, False
+    full = np.gcd(np.rint(u[inner] * n).astype(np.int64), n) == 1
+    return n, float(weight[full].sum()) < MIXED_FULL_SHARE * float(weight.sum())
 
 
 def signed_lattice_trials(values: np.ndarray) -> int | None:
@@ -359,9 +388,12 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
             and _on_lattice(raw, counts):
         trials = counts.astype(np.float64)
     scale, floor, rel, zsign, edge, counted = 1.0, None, raw, sign, None, False
+    mixed = False
     if rate and trials is None:
-        t = lattice_trials(raw)
-        if t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
+        t, mixed = _lattice(raw)
+        if mixed:
+            t = 1  # means of batches of 1..n outcomes: fitted below from one trial, the widest they can be
+        elif t is None and (worth := outcome_scale(raw)) is not None:  # (its lattice test runs only with failures)
             t, scale = 1, worth
         trials = None if t is None else np.full(n, float(t))
     elif not rate and (t := signed_lattice_trials(values)) is not None:
@@ -393,6 +425,14 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         # by a coarse lattice) and the exact model point by point (the other way round) say so
         own = robust_sd(np.diff(z)) / base if n >= 8 and base > 0 else 1.0
         spread = min(own, _dispersion(z, sigma)) if n >= 8 else 1.0
+        if mixed:
+            # batches of unknown, varying size: their typical number of outcomes is what the changes show against
+            # one trial's model point by point (a MAD of changes reads the many equal neighbours as no noise);
+            # that fit is the model itself, not a widening of one (its floor, base_sigma, is the fit's)
+            spread = min(max(_dispersion(z, sigma), 1.0 / math.sqrt(MAX_TRIALS)), 1.0)
+            sigma = sigma * spread
+            trials = trials / spread ** 2
+            return Noise("binomial", z, sigma, median(trials), median(sigma), scale, floor, edge, None, counted)
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2

@@ -2806,3 +2806,34 @@ def test_an_env_whose_evals_graduate_above_its_exploring_training(tmp_path):
     (env,) = run.environments
     assert got == [] and env.current_state == "graduated", got
     assert 12 <= env.graduation_step <= 40, env.graduation_step
+
+
+def test_a_score_on_a_lattice_in_one_env_is_a_rate_in_all(tmp_path):
+    """SkyRL's eval/{source}/avg_score per data source (twenty-fifth corpus seed 2): the mean reward of one sample
+    on each problem of a fixed set — 16 problems in one source (values k/16), 83 and 174 in two more, 362 and 398
+    in the others, whose values look continuous. A 'score' in [0, 1] that looks continuous and tops out well
+    below 1 is read as a return; but the lattice of the smaller sets says the metric is a share of solved problems
+    in every source of the run. Read as one rate, the sources share a ceiling (~0.73, the model's reach): word_sort,
+    frozen at ~0.43, stalled; arith_chain, holding ~0.63 on its 16 problems, learned most of the way and did not.
+    Was: the sources read as rates beside returns shared no ceiling, and arith_chain stalled under 0.7 of 1."""
+    envs = {env: E(eval=_fixture_series(f"twentyfifth_skyrl_{env}"), eval_every=10)
+            for env in ("arith_chain", "countdown3", "maze_path", "syllogism", "word_sort")}
+    got, _run = run_case(Case("lattice says rate", envs, []), tmp_path)
+    stalls = [w for w in got if w.type == "training_stagnation"]
+    assert [(w.env_id, w.first_step) for w in stalls] == [("word_sort", 90)], got
+    assert [w.env_id for w in got if w.type == "graduated_regression"] == ["syllogism"], got
+
+
+def test_a_rate_over_a_varying_few_episodes_is_not_switching_after_its_fall(tmp_path):
+    """AllenAct's per-type training success (twenty-fifth corpus seed 3's AlarmClock): each point the mean of the
+    1..6 AlarmClock episodes that ended in an interval — halves, thirds, quarters, mostly 0 and 1 — beside the
+    valid worker's success on a fixed set, which fell from ~0.74 to ~0.59 at ~870 (steps in 500,000s). Read as a
+    rate of 12 trials (the values' common lattice), its two-level reading's floor was a third of its noise, and
+    the lower level's noise after the fall was 'switching between ~0.914 and ~0.257' twice. Now: the regression."""
+    case = Case("varying few episodes", {
+        "AlarmClock": E(train=_fixture_series("twentyfifth_allenact_alarmclock_train"), train_every=1,
+                        eval=_fixture_series("twentyfifth_allenact_alarmclock_eval"), eval_every=10)},
+        [("graduated_regression", "AlarmClock", "warning", 870, 10)], config={"performance_metric": "success"},
+        metric="success")
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
