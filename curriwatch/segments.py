@@ -37,6 +37,7 @@ BLOCK = 32  # points per block of the local noise estimate
 BLOCK_FLOOR = 0.2  # ... never below this x the median block's
 MAX_TRIALS = 256  # largest n of a 1/n lattice recognised as a binomial rate
 LATTICE_SHARE = 0.98  # ... that this share of the points sit on
+MAX_BATCH = 32  # means of up to this many episodes a point, of varying number, are recognised by their fractions
 MIXED_INTERIOR = 40  # a lattice's values between 0 and 1: with this many, ...
 MIXED_FULL_SHARE = 0.05  # ... under this share of them k/n in lowest terms are means of smaller batches
 OUTCOME_ZEROS = 0.005  # values in [0, 1] exactly 0 this often (twice at least; not always) ...
@@ -91,9 +92,9 @@ def lattice_trials(values: np.ndarray) -> int | None:
 
 
 def mixed_batches(values: np.ndarray) -> bool:
-    """Whether values on a 1/n lattice are means of batches smaller than n, of varying size: of their values
+    """Whether the values are means of small batches of varying size: on a 1/n lattice, of their values
     strictly between 0 and 1 (MIXED_INTERIOR or more), hardly any (under MIXED_FULL_SHARE) is k/n in lowest
-    terms. n trials make such values often (k = 5 or 7 of 12; at p = 0.5 a fifth of them at the least, for any
+    terms; or on no lattice, each a fraction of a batch of at most MAX_BATCH (see _small_fractions). n trials make such values often (k = 5 or 7 of 12; at p = 0.5 a fifth of them at the least, for any
     n); means of 1-6 episodes make halves, thirds, quarters, fifths and sixths: all on the 1/60 lattice, none
     k/60 in lowest terms (AllenAct's per-type success over the few episodes of a type that ended in an interval,
     twenty-fifth corpus: read as 12 trials, the two-level reading's floor a third of its noise, and the noise
@@ -116,7 +117,7 @@ def _lattice(values: np.ndarray) -> tuple[int | None, bool]:
     share = (on * counts[None, :]).sum(axis=1) / counts.sum()
     fits = (share >= LATTICE_SHARE) & (on.sum(axis=1) >= 3)
     if not fits.any():
-        return None, False
+        return None, _small_fractions(u, counts)
     row = int(np.argmax(fits))
     n = int(ns[row, 0])
     inner = (u > 0) & (u < 1) & on[row]
@@ -125,6 +126,23 @@ def _lattice(values: np.ndarray) -> tuple[int | None, bool]:
         return n, False
     full = np.gcd(np.rint(u[inner] * n).astype(np.int64), n) == 1
     return n, float(weight[full].sum()) < MIXED_FULL_SHARE * float(weight.sum())
+
+
+def _small_fractions(u: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether values on no one lattice are each a fraction k/m of a small batch (m <= MAX_BATCH) — nearly all
+    of them (LATTICE_SHARE), MIXED_INTERIOR or more between 0 and 1, of 3 denominators or more: means of however
+    few episodes ended in each interval (1..30 of an AllenAct object type), whose common multiple is past any
+    lattice. Continuous values lie that near such a fraction about one time in sixteen."""
+    inner = (u > 0) & (u < 1)
+    if counts[inner].sum() < MIXED_INTERIOR:
+        return False
+    ms = np.arange(1, MAX_BATCH + 1, dtype=np.float64)[:, None]
+    k = u[None, :] * ms
+    on = np.abs(k - np.rint(k)) <= 1e-4 * ms
+    if float((on.any(axis=0) * counts).sum()) < LATTICE_SHARE * float(counts.sum()):
+        return False
+    least = np.where(on.any(axis=0), np.argmax(on, axis=0) + 1, 0)  # each value's least denominator
+    return len(np.unique(least[inner & (least > 1)])) >= 3
 
 
 def signed_lattice_trials(values: np.ndarray) -> int | None:

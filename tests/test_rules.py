@@ -2837,3 +2837,18 @@ def test_a_rate_over_a_varying_few_episodes_is_not_switching_after_its_fall(tmp_
         metric="success")
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_a_rate_near_one_over_a_varying_few_episodes_has_no_burst_in_its_misses(tmp_path):
+    """AllenAct's per-type training success over the 1..30 Vase episodes that ended in an interval (twenty-fifth
+    corpus seed 3): fractions of up to 30, on no one lattice, mostly exactly 1 once it learned (0.88). Read as
+    gaussian, its calm windows were still and a stretch of ordinary misses 'turned erratic: its point-to-point
+    changes grew inf x'. As means of small batches of varying size — a binomial model fitted to its changes — it is
+    a learner whose held level shifted up a little after graduating: nothing to report."""
+    case = Case("few episodes near 1", {
+        "Vase": E(train=_fixture_series("twentyfifth_allenact_vase_train"), train_every=277777,
+                  eval=_fixture_series("twentyfifth_allenact_vase_eval"), eval_every=2500000)},
+        [], config={"performance_metric": "success"}, metric="success")
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert run.environments[0].current_state == "graduated"
