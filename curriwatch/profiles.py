@@ -322,6 +322,16 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "folder {env_id}__{exp_name}__{seed}__{time}",
         ),
         Profile(
+            "mtrl",
+            (
+                # mtrl/logger.py:163-177 expands `success_env_index_` per task index; the reader prefixes the mode
+                _p(r"^(?P<split>train|eval)/(?P<metric>success|episode_reward)_env_index_(?P<env>[0-9]+)$"),
+            ),
+            performance_metric="success",
+            description="facebookresearch/mtrl (Meta-World multi-task): train.log / eval.log as "
+            "train|eval/success_env_index_{i} and episode_reward_env_index_{i}; env = the task's index",
+        ),
+        Profile(
             "generic",
             (
                 _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),

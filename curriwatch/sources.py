@@ -46,6 +46,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
         SourceKind("tinker", _lazy("tinker", "detect_tinker"), _lazy("tinker", "read_tinker"),
                    description="tinker-cookbook log_path: metrics.jsonl (+ config.json)", shadows=("wandb",)),
+        SourceKind("mtrl", _lazy("mtrl", "detect_mtrl"), _lazy("mtrl", "read_mtrl"),
+                   description="facebookresearch/mtrl save_dir: train.log / eval.log JSON lines with mode and step"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`"),

@@ -18,7 +18,7 @@ import pytest
 import curriwatch
 from curriwatch.discover import discover
 from curriwatch.profiles import BUILTIN_PROFILES, detect_profile
-from writers import TinkerJsonLogger, tinker_trajectory_metrics, write_tb, write_wandb
+from writers import PrimeRlFileMonitor, TinkerJsonLogger, tinker_trajectory_metrics, write_tb, write_wandb
 
 TAGS = ("gsm8k", "math")
 
@@ -194,3 +194,26 @@ def test_a_metrics_jsonl_without_step_is_not_a_tinker_run(tmp_path):
     (tmp_path / "metrics.jsonl").write_text('{"loss": 1.0}\n')
     write_tb(tmp_path / "tb", {"train/a/reward": [(0, 1.0)]})
     assert [r.source for r in discover(tmp_path)[0]] == ["tensorboard"]
+
+
+def test_prime_rl_steps_written_as_whole_floats_are_steps(tmp_path):
+    """prime-rl's orchestrator logs `"step": float(batch.step)` among its metrics, which overrides the
+    FileMonitor's int: every line reads `"step": 50.0`. Such lines are at step 50, nothing is dropped; a step of
+    50.5 (or none) is still no step. Was: every line `missing_step_key`, the run's evals gone."""
+    monitor = PrimeRlFileMonitor(tmp_path / "outputs" / "rl-run")
+    for step in range(1, 31):
+        metrics = {"step": float(step), "train/gsm8k/effective/agent/reward/mean": 0.02 * step}
+        if step % 5 == 0:
+            metrics["eval/gsm8k/effective/agent/avg@4"] = 0.5 + 0.01 * step
+        monitor.log_metrics(metrics, step)
+    monitor.log_metrics({"step": 30.5, "train/gsm8k/effective/agent/reward/mean": 0.9}, 30)
+    (tmp_path / "curriwatch.yaml").write_text(
+        "profiles:\n  prime_rl:\n    patterns:\n"
+        "      - {regex: '^train/(?P<env>[^/]+)/effective/agent/reward/mean$', split: train, metric: reward}\n"
+        "      - {regex: '^eval/(?P<env>[^/]+)/effective/agent/avg@[0-9]+$', split: eval, metric: reward}\n"
+        "    performance_metric: reward\nprofile: prime_rl\n")
+    ingest = curriwatch.load(tmp_path, config=str(tmp_path / "curriwatch.yaml"))
+    assert _series(ingest, "gsm8k", "reward") == [(i, pytest.approx(0.02 * i)) for i in range(1, 31)]
+    assert _series(ingest, "gsm8k", "reward", "eval") == [(i, pytest.approx(0.5 + 0.01 * i)) for i in range(5, 31, 5)]
+    (issue,) = [d for d in ingest.all_issues if d.kind == "missing_step_key"]
+    assert issue.detail.startswith("1 line(s)")

@@ -409,6 +409,61 @@ class TinkerJsonLogger:
             f.write((json.dumps(record) + "\n").encode("utf-8"))
 
 
+class MtrlLogger:
+    """facebookresearch/mtrl's Logger and MetersGroup, call for call (mtrl needs torch and hydra, so it is not
+    installed; mtrl@e282c3f5 mtrl/logger.py): one `{log_dir}/{mode}.log` per mode, removed first unless
+    `retain_logs` (:67-73); `log("eval/key", value, step, n)` strips the mode (:195-200) into an average meter
+    (:18-32, :75-84); `dump(step)` writes each group's averages plus `mode`, `step` and `logbook_timestamp` as one
+    JSON line (:86-98, :120-126, :202-204) and clears its meters; a group with no meters writes nothing."""
+
+    def __init__(self, log_dir, modes=("train", "eval"), retain_logs: bool = False):
+        self.log_dir = Path(log_dir)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.meters = {mode: {} for mode in modes}
+        for mode in modes:
+            path = self.log_dir / f"{mode}.log"
+            if not retain_logs and path.exists():
+                path.unlink()
+
+    def log(self, key: str, value: float, step: int, n: int = 1) -> None:
+        mode, key = key.split("/", 1)
+        total, count = self.meters[mode].get(key, (0.0, 0))
+        self.meters[mode][key] = (total + value * n, count + n)
+
+    def dump(self, step: int) -> None:
+        import json
+        import time
+
+        for mode, meters in self.meters.items():
+            if not meters:
+                continue
+            data = {key: total / max(count, 1) for key, (total, count) in meters.items()}
+            data["mode"] = mode
+            data["step"] = step
+            data["logbook_timestamp"] = time.strftime("%I:%M:%S%p %Z %b %d, %Y")
+            with open(self.log_dir / f"{mode}.log", "a") as f:
+                f.write(json.dumps(data) + "\n")
+            meters.clear()
+
+
+class PrimeRlFileMonitor:
+    """prime-rl's FileMonitor.log_metrics, call for call (PrimeIntellect-ai/prime-rl@559b4477
+    src/prime_rl/monitors/file.py:28-40): `{"step": step, "time": time.time(), **metrics}` as one JSON line,
+    appended to `{output_dir}/metrics.jsonl`. The orchestrator's metrics carry their own `"step":
+    float(batch.step)` (src/prime_rl/orchestrator/orchestrator.py:937), which the spread overrides the int with."""
+
+    def __init__(self, output_dir):
+        self.path = Path(output_dir) / "metrics.jsonl"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def log_metrics(self, metrics: dict, step: int) -> None:
+        import json
+
+        row = {"step": step, "time": 1.7e9 + step, **metrics}
+        with open(self.path, "a", buffering=1) as f:
+            f.write(json.dumps(row) + "\n")
+
+
 def tinker_trajectory_metrics(groups: list[list[dict]], taglists: list[list[str]]) -> dict:
     """tinker-cookbook's compute_trajectory_metrics (tinker_cookbook/rl/metric_util.py:60-138) for
     trajectory groups whose trajectories have one transition each, given as

@@ -8,10 +8,16 @@ configured the same dicts in `{log_path}/wandb/run-*/` (ml_log.py:317-332), whic
 again. A resumed run starts again at its last checkpoint's batch (rl/train.py:1929-1931) and appends
 to the same file: its steps go back, which is a restart. In async mode the evaluation loop logs its
 own line at the step it evaluated (rl/train.py:1287), possibly after later training lines.
+
+prime-rl's FileMonitor writes the same shape (PrimeIntellect-ai/prime-rl@559b4477 src/prime_rl/monitors/
+file.py:38-40: `{"step": step, "time": ..., **metrics}`), but its orchestrator puts `metrics["step"] =
+float(batch.step)` into the metrics (src/prime_rl/orchestrator/orchestrator.py:937), which overrides the int:
+`"step": 50.0`. A whole-number float is that step.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 
 from ..model import DataIssue, RawRun, RunSource
@@ -45,13 +51,26 @@ def read_tinker(source: RunSource) -> RawRun:
     for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
         no_step = 0
         for _lineno, obj in iter_json_objects(f, report):
-            step = obj.pop("step", None)
-            if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
+            step = whole_step(obj.pop("step", None))
+            if step is None:
                 no_step += 1
                 continue
             sink.add(flatten(obj), step)
-        if no_step:
-            raw.issues.append(DataIssue("missing_step_key", shown_path(source, path), (
-                f"{no_step} line(s) have no whole-number `step` (logged with step=None) and are not "
-                "in the frame")))
+        missing_steps(raw, source, path, no_step)
     return raw
+
+
+def missing_steps(raw: RawRun, source: RunSource, path: str, count: int) -> None:
+    """A `missing_step_key` issue for the `count` lines of a JSON-lines file that held no step."""
+    if count:
+        raw.issues.append(DataIssue("missing_step_key", shown_path(source, path), (
+            f"{count} line(s) have no whole-number `step` (logged with step=None) and are not in the frame")))
+
+
+def whole_step(step) -> int | None:
+    """A line's step: an int, or a float holding a whole number (prime-rl's `50.0`); None otherwise."""
+    if isinstance(step, float) and math.isfinite(step) and step.is_integer():
+        step = int(step)
+    if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
+        return None
+    return step
