@@ -135,9 +135,10 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
 @pytest.mark.parametrize("name", ["fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
-                                  "twentysecond", "twentythird", "twentyfourth", "twentyfifth"])
+                                  "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
+                                  "twentysixth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twenty-fifth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twenty-sixth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -206,7 +207,13 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     as HER writes it per Fetch/Hand task (`test|train/success_rate`, params.json and progress.csv beside `tb/`) and as
     PPO2 writes it (`eprewmean`, a 100-episode deque mean, NaN until an episode ended), AllenAct's per-object-type
     `train-metrics/{type}/success` beside `valid-metrics/…` of each checkpoint written late, SkyRL's per-data-source
-    `eval/{ds}/avg_score` through W&B (resumed under the same id) or TensorBoard (a second event file):
+    `eval/{ds}/avg_score` through W&B (resumed under the same id) or TensorBoard (a second event file);
+    twenty-sixth: EPyMARL's `tensorboard_logger` stats at irregular env steps (SMAC `test_battle_won_mean`, gymma
+    `test_return_mean`, one `{alg}_seed{n}_{map}_{datetime}` folder a map, env by `run_env`, sacred JSON beside it),
+    prime-rl's orchestrator `metrics.jsonl` (per-env `train|eval/{env}/effective/agent/…` rows, eval rows written
+    behind later steps, trainer rows interleaved, resumes appended; some mirrored to offline W&B runs stepped by
+    `define_metric("*", step_metric="step")`), MTRL's JSON-lines `eval.log` (the corpus's UNREAD group: it must stay
+    the one group curriwatch cannot load, so a change that starts reading it shows here):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
@@ -218,7 +225,8 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
         assert l["env"] in [e["name"] for e in plans[l["run"]]["envs"]], l
         assert l["type"] in corpus.EVENTS, l
     detections, intervals, errors, problems = detection.analyze_corpus(tmp_path)
-    assert errors == [] and problems == [], (errors, problems)
+    unread = getattr(corpus, "UNREAD", ())  # conventions a corpus keeps although curriwatch reads none of their files
+    assert sorted(e.split(":")[0] for e in errors) == sorted(unread) and problems == [], (errors, problems)
     assert intervals == {name: p["tolerance_unit"] for name, p in plans.items()}
 
 
