@@ -77,9 +77,10 @@ file, see "Not read" below):
              an evaluation runs only at a step that is a multiple of both 150 and eval_freq (the check sits inside
              the episode-end check), so every lcm(150, eval_freq) steps, over 10..50 episodes a task.
 
-Not read (a finding, kept on purpose): MTRL's `eval.log` / `train.log` are JSON lines named `*.log`; README lists no such
-source (its JSON-lines reader is tinker's `metrics.jsonl`, its `*.log` reader ROLL's `metrics_tag:` lines), so every
-mtrl run is expected to be missing from the report (detection.py lists them as problems; UNREAD names the group).
+Not read when written (a finding): MTRL's `eval.log` / `train.log` are JSON lines named `*.log`, and README then listed
+no such source, so every mtrl run was missing from the report (the corpus named the group UNREAD). Since the
+twenty-seventh round curriwatch reads them (readers/mtrl.py, keys as `{mode}/{key}`), and the group's profile names
+`eval/success_env_index_{i}` as README now documents.
 
 Truth. Each env has a skill s in [0, 1] at a fractional point index x = (step - activation) / G, G the env's nominal
 judged interval (smac / gymma: test_interval; prime: the eval interval, or 1 step for train-only runs; mtrl:
@@ -155,7 +156,7 @@ VERSION = 1
 N_RUNS = 60
 SMALL_RUNS = 6
 CYCLE = ("smac", "prime", "gymma", "prime", "mtrl", "smac")
-UNREAD = ("mtrl",)  # conventions whose files curriwatch does not read (see "Not read" above)
+UNREAD = ()  # conventions whose files curriwatch does not read (MTRL's until the twenty-seventh round)
 EVENTS = ("graduated_regression", "training_stagnation", "performance_volatility", "unexpected_transition",
           "eval_gap", "prolonged_training")
 RUN_ENV = r"_seed[0-9]+_(?P<env>[^/]+)_[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]"
@@ -197,7 +198,7 @@ profile: prime_rl
 profiles:
   mtrl_metaworld:
     patterns:
-      - {regex: '^success_env_index_(?P<env>[0-9]+)$', split: eval, metric: success}
+      - {regex: '^eval/success_env_index_(?P<env>[0-9]+)$', split: eval, metric: success}
     performance_metric: success
 profile: mtrl_metaworld
 """,

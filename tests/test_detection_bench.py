@@ -212,8 +212,8 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     `test_return_mean`, one `{alg}_seed{n}_{map}_{datetime}` folder a map, env by `run_env`, sacred JSON beside it),
     prime-rl's orchestrator `metrics.jsonl` (per-env `train|eval/{env}/effective/agent/…` rows, eval rows written
     behind later steps, trainer rows interleaved, resumes appended; some mirrored to offline W&B runs stepped by
-    `define_metric("*", step_metric="step")`), MTRL's JSON-lines `eval.log` (the corpus's UNREAD group: it must stay
-    the one group curriwatch cannot load, so a change that starts reading it shows here):
+    `define_metric("*", step_metric="step")`), MTRL's JSON-lines `eval.log` (unread when the corpus was written; a
+    corpus may name such groups UNREAD, and exactly those must then fail to load):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
