@@ -1,4 +1,4 @@
-"""Fuzzed Tune / dcd / ROLL / tinker / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / SwanLab files: real files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from curriwatch.discover import discover
 from curriwatch.readers import read_run
-from writers import DcdFileWriter, TinkerJsonLogger, write_roll_stdout, write_tune_trial
+from writers import DcdFileWriter, MtrlLogger, TinkerJsonLogger, write_roll_stdout, write_tune_trial
 
 EXAMPLES = int(os.environ.get("CURRIWATCH_FUZZ_EXAMPLES", "120")) // 2
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -59,7 +59,16 @@ def _tinker(folder: Path) -> Path:
     return folder / "run" / "metrics.jsonl"
 
 
-MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker}
+def _mtrl(folder: Path) -> Path:
+    logger = MtrlLogger(folder / "xp", modes=("eval",))
+    for s in range(12):
+        logger.log("eval/success_env_index_0", s / 7, s, n=10)
+        logger.log("eval/episode_reward_env_index_0", math.nan if s == 3 else 100.0 * s, s)
+        logger.dump(s)
+    return folder / "xp" / "eval.log"
+
+
+MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl}
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +116,7 @@ def test_damaged_text_sources(originals, case):
     keep = [i for i, r in enumerate(raw.row) if line_of_row[r] <= intact_lines]
     expected = [raw.points()[i] for i in keep]
     if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log, nor a
-        assert name in ("roll", "tinker") and not expected  # metrics.jsonl with a damaged first line
+        assert name in ("roll", "tinker", "mtrl") and not expected  # a JSON-lines log with a damaged first line
         return
     for issue in got.issues:
         assert issue.path and issue.detail
