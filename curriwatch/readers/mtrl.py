@@ -10,13 +10,12 @@ go back, which is a restart. Keys are read as `{mode}/{key}`, so the two files' 
 """
 from __future__ import annotations
 
-import json
 import os
 
 from ..model import RawRun, RunSource
-from .lines import iter_json_objects, open_regular
+from .lines import iter_json_objects
 from .rows import RowSink, flatten, text_files
-from .tinker import missing_steps, whole_step
+from .tinker import first_json_object, missing_steps, whole_step
 
 MODE_FILES = ("train.log", "eval.log")
 SNIFF_BYTES = 64 * 1024
@@ -31,16 +30,8 @@ def detect_mtrl(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str,
 
 
 def _is_mode_log(path: str) -> bool:
-    try:
-        with open_regular(path) as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    try:
-        first = json.loads(head.split(b"\n", 1)[0])
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(first, dict) and "mode" in first and "step" in first
+    first = first_json_object(path, SNIFF_BYTES)
+    return first is not None and "mode" in first and "step" in first
 
 
 def read_mtrl(source: RunSource) -> RawRun:

@@ -33,17 +33,22 @@ def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
     if METRICS_FILE not in filenames:
         return []
     path = os.path.join(folder, METRICS_FILE)
+    first = first_json_object(path, SNIFF_BYTES)
+    return [("", (path,))] if first is not None and "step" in first else []
+
+
+def first_json_object(path: str, sniff: int) -> dict | None:
+    """The JSON object on a file's first line (read from its first `sniff` bytes), or None."""
     try:
         with open_regular(path) as f:
-            head = f.read(SNIFF_BYTES)
+            head = f.read(sniff)
     except OSError:
-        return []
-    line = head.split(b"\n", 1)[0]
+        return None
     try:
-        first = json.loads(line)
+        first = json.loads(head.split(b"\n", 1)[0])
     except (ValueError, RecursionError):
-        return []
-    return [("", (path,))] if isinstance(first, dict) and "step" in first else []
+        return None
+    return first if isinstance(first, dict) else None
 
 
 def read_tinker(source: RunSource) -> RawRun:
