@@ -30,6 +30,7 @@ OWN_WIDTH_SHARE = 0.5  # volatility is judged on a plainly learned env's own gai
 ROLLING_CORR = -0.25  # a rolling mean's changes correlate this much (-0.5 ideally) at the lag its window holds:
                      # each episode enters it and leaves it that many points later ...
 ROLLING_QUIET = 0.15  # ... and at shorter lags hardly at all (their mean |correlation| under this)
+LONE_START_SERIES, LONE_START_POINTS = 50, 10  # a lone first point before this long a segment, in a series this long
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 NO_RANGE_MIDDLE = 0.1  # switching without a learned range: at most this share of points in the middle third between
                        # its two levels (two levels far apart leave it nearly empty)
@@ -101,18 +102,32 @@ def fit(env: EnvData, split: str) -> Fit:
     return env.cache[key]
 
 
-def start_level(f: Fit, before: int | None = None) -> float | None:
+def start_level(f: Fit, before: int | None = None, skip_first: bool = False) -> float | None:
     """Where the env began: the lowest level of a segment before index `before` (its first point at
-    the top; outliers are no segment's level), else the median of its first 3 points."""
+    the top; outliers are no segment's level), else the median of its first 3 points. `skip_first`: its
+    first segment left out (a lone first point, see lone_start) — the second's level where none other is before."""
     seg = f.segments
     if len(f.series) == 0:
         return None
     end = len(f.series) if before is None else max(before, 1)
     ok = (seg.bounds[:-1] < end) & (seg.count >= 1)
+    if skip_first:
+        ok[0] = False
+        if not ok.any():  # its top came right after: it began there
+            return float(seg.level[1])
     if ok.any():
         j = int(np.flatnonzero(ok)[np.argmin(seg.level[ok])])
         return min(float(seg.level[j]), _ramp_start(f, j)) if j == 0 else float(seg.level[j])
     return median(f.series.values[: min(3, end)])
+
+
+def lone_start(f: Fit) -> bool:
+    """Whether the series' first segment is its first point alone before a long one (LONE_START_POINTS or more)
+    in a dense series: a first logging window of few episodes (EPyMARL's first training stats, a 100-episode mean
+    before its deque filled), not a level the env held — a rise shows over several points where logging is dense."""
+    seg = f.segments
+    return len(seg) > 1 and len(f.series) >= LONE_START_SERIES and seg.count[0] == 1 \
+        and seg.count[1] >= LONE_START_POINTS
 
 
 def _ramp_start(f: Fit, j: int) -> float:
@@ -171,6 +186,11 @@ def own_scale(env: EnvData) -> tuple[float, float] | None:
             seg = f.segments
             first_top = int(seg.bounds[int(np.argmax(seg.level >= top - 1e-12))])
             start = start_level(f, first_top)
+            if lone_start(f):
+                # a lone first point is no start where the env learned nothing from the level after it
+                later = start_level(f, first_top, skip_first=True)
+                if not _stands_out(f, later, top, _point_sd(f, top)):
+                    start = later
             env.cache["own_scale"] = (min(start, top), top)
     return env.cache["own_scale"]
 
@@ -197,6 +217,8 @@ def _learned(env: EnvData) -> bool:
     seg = f.segments
     top = np.flatnonzero(at_level(seg, own[1]) & (seg.count > 0))
     before = np.flatnonzero(seg.count[: top[0]] > 0) if len(top) else np.array([], dtype=np.int64)
+    if lone_start(f) and own[0] > seg.level[0]:
+        before = before[before > 0]  # own_scale found its lone first point no start
     if not len(before) or not sd > 0:
         return False
     j = int(before[np.argmin(seg.level[before])])

@@ -2852,3 +2852,19 @@ def test_a_rate_near_one_over_a_varying_few_episodes_has_no_burst_in_its_misses(
     got, run = run_case(case, tmp_path)
     check(case, got)
     assert run.environments[0].current_state == "graduated"
+
+
+def test_a_lone_first_point_is_no_start_of_a_never_learner(tmp_path):
+    """EPyMARL's gymma on MPE simple-spread (twenty-sixth corpus seed 1), the only map of its run: its first
+    training stats (a window of few episodes) read -230, every later point ~-201 for 5M env steps, its tests ~-201
+    from their first. The lone first point was its start: a gain of 29 against noise of ~1 — learned, graduated
+    at once, never stalled. A lone first point before a long segment, in a dense series, is no start where the env
+    learned nothing from the level after it: a never-learner, the only env of its run, stalled."""
+    case = Case("lone first point", {
+        "mpe": E(train=_fixture_series("twentysixth_epymarl_mpe_never_train"), train_every=10000,
+                 eval=_fixture_series("twentysixth_epymarl_mpe_never_eval"), eval_every=25000, start=25)},
+        [("training_stagnation", "mpe", "warning", 25, 10000)], config={"performance_metric": "return"},
+        metric="return")
+    got, run = run_case(case, tmp_path)
+    check(case, got)
+    assert run.environments[0].current_state == "active"
