@@ -94,8 +94,9 @@ def lattice_trials(values: np.ndarray) -> int | None:
 def mixed_batches(values: np.ndarray) -> bool:
     """Whether the values are means of small batches of varying size: on a 1/n lattice, of their values
     strictly between 0 and 1 (MIXED_INTERIOR or more), hardly any (under MIXED_FULL_SHARE) is k/n in lowest
-    terms; or on no lattice, each a fraction of a batch of at most MAX_BATCH (see _small_fractions). n trials make such values often (k = 5 or 7 of 12; at p = 0.5 a fifth of them at the least, for any
-    n); means of 1-6 episodes make halves, thirds, quarters, fifths and sixths: all on the 1/60 lattice, none
+    terms; or on no lattice, each a fraction of a batch of at most MAX_BATCH (see _small_fractions). n trials
+    make such values often (k = 5 or 7 of 12; at p = 0.5 a fifth of them at the least, for any n); means of 1-6
+    episodes make halves, thirds, quarters, fifths and sixths: all on the 1/60 lattice, none
     k/60 in lowest terms (AllenAct's per-type success over the few episodes of a type that ended in an interval,
     twenty-fifth corpus: read as 12 trials, the two-level reading's floor a third of its noise, and the noise
     of a regression's lower level read as switching)."""
@@ -439,10 +440,6 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
         # the sd would be the largest there is wherever the env stands, and a learned hold would hide its rise)
         sigma = arcsine_sd(centred_mean(clipped, LOCAL_HALF), trials, edge)
         base = median(sigma)
-        # overdispersed when both a robust spread of the changes (blind to a few switches of level, fooled
-        # by a coarse lattice) and the exact model point by point (the other way round) say so
-        own = robust_sd(np.diff(z)) / base if n >= 8 and base > 0 else 1.0
-        spread = min(own, _dispersion(z, sigma)) if n >= 8 else 1.0
         if mixed:
             # batches of unknown, varying size: their typical number of outcomes is what the changes show against
             # one trial's model point by point (a MAD of changes reads the many equal neighbours as no noise);
@@ -451,6 +448,10 @@ def noise_model(values: np.ndarray, counts: np.ndarray | None = None, sign: int 
             sigma = sigma * spread
             trials = trials / spread ** 2
             return Noise("binomial", z, sigma, median(trials), median(sigma), scale, floor, edge, None, counted)
+        # overdispersed when both a robust spread of the changes (blind to a few switches of level, fooled
+        # by a coarse lattice) and the exact model point by point (the other way round) say so
+        own = robust_sd(np.diff(z)) / base if n >= 8 and base > 0 else 1.0
+        spread = min(own, _dispersion(z, sigma)) if n >= 8 else 1.0
         if spread > OVERDISPERSION:
             sigma = sigma * spread
             trials = trials / spread ** 2
