@@ -2868,3 +2868,18 @@ def test_a_lone_first_point_is_no_start_of_a_never_learner(tmp_path):
     got, run = run_case(case, tmp_path)
     check(case, got)
     assert run.environments[0].current_state == "active"
+
+
+@pytest.mark.parametrize("train, expect", [
+    # a lone first point, then 200 points flat: no start, no gain — the only env of its run stalled from its start
+    ("2 45~2x200", [("training_stagnation", "a", "warning", 1, 1)]),
+    # a lone first point, a level, then a rise beyond it: the lone point stays the start ("from 2"), and the fall
+    # to 60 keeps 66 % of the gain from it (38 % from 45): critical either way, dated where it fell
+    ("2 45~2x15 45+3x15 90~2x100 60~2x40", [("graduated_regression", "a", "critical", 131, 1)]),
+])
+def test_a_lone_first_point_in_the_notation(tmp_path, train, expect):
+    case = Case("lone first point", {"a": E(train=train, train_every=1)}, expect)
+    got, _run = run_case(case, tmp_path)
+    check(case, got)
+    if expect[0][0] == "graduated_regression":
+        assert "(from 2)" in got[0].message, got[0].message
