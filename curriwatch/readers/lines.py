@@ -142,3 +142,17 @@ def iter_json_objects(f, report: LineReport) -> Iterator[tuple[int, dict]]:
             report.bad.append((lineno, "not a JSON object"))
             continue
         yield lineno, obj
+
+
+def first_json_object(path: str, sniff: int) -> dict | None:
+    """The JSON object on a file's first line (read from its first `sniff` bytes), or None."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(sniff)
+    except OSError:
+        return None
+    try:
+        first = json.loads(head.split(b"\n", 1)[0])
+    except (ValueError, RecursionError):
+        return None
+    return first if isinstance(first, dict) else None

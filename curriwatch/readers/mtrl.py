@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 
 from ..model import RawRun, RunSource
-from .lines import iter_json_objects
-from .rows import RowSink, flatten, text_files
-from .tinker import first_json_object, missing_steps, whole_step
+from .lines import first_json_object, iter_json_objects
+from .rows import RowSink, flatten, missing_steps, text_files, whole_step
 
 MODE_FILES = ("train.log", "eval.log")
 SNIFF_BYTES = 64 * 1024
@@ -44,7 +43,9 @@ def read_mtrl(source: RunSource) -> RawRun:
             if step is None:
                 no_step += 1
                 continue
-            mode = obj.get("mode") if isinstance(obj.get("mode"), str) and obj.get("mode") else default
+            mode = obj.get("mode")
+            if not isinstance(mode, str) or not mode:
+                mode = default
             sink.add(flatten({k: v for k, v in obj.items() if k not in BOOKKEEPING}, prefix=f"{mode}/"), step)
         missing_steps(raw, source, path, no_step)
     return raw

@@ -6,7 +6,7 @@ import math
 import os
 from pathlib import PurePosixPath
 
-from ..model import RawRun, RunSource
+from ..model import DataIssue, RawRun, RunSource
 
 # step columns of training loggers' CSV files (readers/csvlog.py), the env's own counters first: SB3, baselines,
 # garage/dowel, rl-starter-files, then generic names
@@ -204,3 +204,19 @@ def csv_header(path: str, limit: int = 64 * 1024) -> list[str]:
         return next(csv.reader([line]), [])
     except csv.Error:
         return []
+
+
+def missing_steps(raw: RawRun, source: RunSource, path: str, count: int) -> None:
+    """A `missing_step_key` issue for the `count` lines of a JSON-lines file that held no step."""
+    if count:
+        raw.issues.append(DataIssue("missing_step_key", shown_path(source, path), (
+            f"{count} line(s) have no whole-number `step` (logged with step=None) and are not in the frame")))
+
+
+def whole_step(step) -> int | None:
+    """A line's step: an int, or a float holding a whole number (prime-rl's `50.0`); None otherwise."""
+    if isinstance(step, float) and math.isfinite(step) and step.is_integer():
+        step = int(step)
+    if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
+        return None
+    return step

@@ -16,13 +16,11 @@ float(batch.step)` into the metrics (src/prime_rl/orchestrator/orchestrator.py:9
 """
 from __future__ import annotations
 
-import json
-import math
 import os
 
-from ..model import DataIssue, RawRun, RunSource
-from .lines import iter_json_objects, open_regular
-from .rows import RowSink, flatten, shown_path, text_files
+from ..model import RawRun, RunSource
+from .lines import first_json_object, iter_json_objects
+from .rows import RowSink, flatten, missing_steps, text_files, whole_step
 
 METRICS_FILE = "metrics.jsonl"
 SNIFF_BYTES = 1024 * 1024
@@ -37,20 +35,6 @@ def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
     return [("", (path,))] if first is not None and "step" in first else []
 
 
-def first_json_object(path: str, sniff: int) -> dict | None:
-    """The JSON object on a file's first line (read from its first `sniff` bytes), or None."""
-    try:
-        with open_regular(path) as f:
-            head = f.read(sniff)
-    except OSError:
-        return None
-    try:
-        first = json.loads(head.split(b"\n", 1)[0])
-    except (ValueError, RecursionError):
-        return None
-    return first if isinstance(first, dict) else None
-
-
 def read_tinker(source: RunSource) -> RawRun:
     raw = RawRun(source)
     for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
@@ -63,19 +47,3 @@ def read_tinker(source: RunSource) -> RawRun:
             sink.add(flatten(obj), step)
         missing_steps(raw, source, path, no_step)
     return raw
-
-
-def missing_steps(raw: RawRun, source: RunSource, path: str, count: int) -> None:
-    """A `missing_step_key` issue for the `count` lines of a JSON-lines file that held no step."""
-    if count:
-        raw.issues.append(DataIssue("missing_step_key", shown_path(source, path), (
-            f"{count} line(s) have no whole-number `step` (logged with step=None) and are not in the frame")))
-
-
-def whole_step(step) -> int | None:
-    """A line's step: an int, or a float holding a whole number (prime-rl's `50.0`); None otherwise."""
-    if isinstance(step, float) and math.isfinite(step) and step.is_integer():
-        step = int(step)
-    if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
-        return None
-    return step

@@ -28,7 +28,6 @@ MAX_PARAMS = 4 * 1024 * 1024
 # columns every Tune result has (AUTO_RESULT_KEYS, ray/tune/result.py:89-107): a progress.csv without any is no trial's
 TUNE_COLUMNS = frozenset(("training_iteration", "time_this_iter_s", "time_total_s", "timesteps_total", "done",
                           "trial_id", "timestamp", "iterations_since_restore"))
-LOGGER_STEP_KEYS_SET = frozenset(LOGGER_STEP_KEYS)
 BOOKKEEPING = frozenset((
     "time_total_s", "episodes_total", "node_ip", "hostname", "pid", "time_this_iter_s", "timestamp",
     "date", "time_since_restore", "timesteps_since_restore", "iterations_since_restore",
@@ -46,7 +45,7 @@ def detect_tune(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str,
     data = RESULT_FILE if has_result else PROGRESS_FILE
     if not has_result:
         header = set(csv_header(os.path.join(folder, PROGRESS_FILE)))
-        if not TUNE_COLUMNS.intersection(header) and LOGGER_STEP_KEYS_SET.intersection(header):
+        if not TUNE_COLUMNS.intersection(header) and header.intersection(LOGGER_STEP_KEYS):
             return []  # another logger's progress.csv beside a params.json of its own (OpenAI baselines' HER): a
             # damaged header that names no step at all stays Tune's, its rows reported there
     files = [os.path.join(folder, data)]
