@@ -167,6 +167,9 @@ _SB3_DEFAULT_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+)/(?:A2C|DDPG|DQN|PPO|SAC|
 # (dqn.py:221-238): not on the training axis, so left unclaimed. `charts/SPS|learning_rate`,
 # `losses/*` are run-level. An env id holding `/` (`ALE/Breakout-v5`) makes a subfolder: the env is
 # the part of the last folder's name before its first `__`.
+# Acme (google-deepmind/acme acme/utils/paths.py:29-59): a run's logs are `~/acme/{acme_id}/logs/{label}/logs.csv`;
+# readers/acme.py makes the `logs` folder the run, whose env is the acme_id above it.
+_ACME_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/logs$")
 _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 
 
@@ -330,6 +333,19 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             performance_metric="success",
             description="facebookresearch/mtrl (Meta-World multi-task): train.log / eval.log as "
             "train|eval/success_env_index_{i} and episode_reward_env_index_{i}; env = the task's index",
+        ),
+        Profile(
+            "acme",
+            (
+                # readers/acme.py reads logs/{label}/logs.csv as {label}/{column}: run_experiment's labels, and
+                # EnvironmentLoop's default `environment_loop` (acme/environment_loop.py:58-70)
+                _p(r"^(?:actor|environment_loop)/(?P<metric>episode_return|episode_length)$", "train", env=RUN_ENV),
+                _p(r"^evaluator/(?P<metric>episode_return|episode_length)$", "eval", env=RUN_ENV),
+            ),
+            performance_metric="episode_return",
+            run_env=_ACME_RUN,
+            description="DeepMind Acme: actor|environment_loop/episode_return train, evaluator/episode_return "
+            "eval (one episode a row); env = the folder above `logs` (`~/acme/{acme_id}/logs`)",
         ),
         Profile(
             "generic",

@@ -48,9 +48,11 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="tinker-cookbook log_path: metrics.jsonl (+ config.json)", shadows=("wandb",)),
         SourceKind("mtrl", _lazy("mtrl", "detect_mtrl"), _lazy("mtrl", "read_mtrl"),
                    description="facebookresearch/mtrl save_dir: train.log / eval.log JSON lines with mode and step"),
+        SourceKind("acme", _lazy("acme", "detect_acme"), _lazy("acme", "read_acme"),
+                   description="DeepMind Acme run folder: logs/{label}/logs.csv (CSVLogger) per logger label"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
-                   "rl-starter-files `log.csv`"),
+                   "rl-starter-files `log.csv`, Lightning `metrics.csv`"),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),

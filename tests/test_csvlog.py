@@ -111,6 +111,7 @@ def test_other_csv_files_are_not_runs(tmp_path):
     (tmp_path / "data" / "log.csv").write_text("name,score\nalice,3\nbob,4\n")
     (tmp_path / "data" / "progress.csv").write_bytes(b"\xff\xfe" + bytes(range(256)))
     (tmp_path / "data" / "results.csv").write_text("step,success\n1,0.5\n")
+    (tmp_path / "data" / "metrics.csv").write_text("name,accuracy\nresnet,0.9\n")
     runs, issues = discover(tmp_path)
     assert runs == [] and issues == []
 
@@ -184,3 +185,44 @@ def test_baselines_her_progress_csv_alone_is_read_by_its_epochs(tmp_path):
     raw = read_run(runs[0])
     got = sorted((s, v) for t, s, v in zip(raw.tag_code, raw.step, raw.value) if raw.tags[t] == "test/success_rate")
     assert got == [(s - 1, v) for s, v in series["test/success_rate"]]  # epoch from 0 is the CSV's step
+
+
+LIGHTNING = Path(__file__).parent / "fixtures" / "lightning"
+
+
+def test_lightning_metrics_csv_written_by_lightnings_own_csv_logger(tmp_path):
+    """The committed metrics.csv was written by Lightning's CSVLogger through a Trainer
+    (tests/fixtures/lightning/make_lightning_logs.py): rows of one `log_metrics` call each, validation's keys
+    added by rewriting the file with a longer header. Every cell comes back at its row's `step`."""
+    import pandas as pd
+
+    envs = ["maze_easy", "maze_keys", "maze_lava"]  # make_lightning_logs.Curriculum.ENVS (the script needs torch)
+    csv_path = LIGHTNING / "logs" / "curriculum" / "version_0" / "metrics.csv"
+    (tmp_path / "curriwatch.yaml").write_text("performance_metric: success_rate\n")
+    ingest = curriwatch.load(LIGHTNING / "logs", config=tmp_path / "curriwatch.yaml")
+    (info,) = ingest.runs
+    assert (info.source, info.profile) == ("csvlog", "generic")
+    assert info.envs == list(envs)
+    oracle = pd.read_csv(csv_path)
+    for split in ("train", "eval"):
+        for env in envs:
+            col = oracle[["step", f"{split}/{env}/success_rate"]].dropna()
+            assert _points(ingest, "success_rate", split) and [
+                (s, v) for e, s, v in _points(ingest, "success_rate", split) if e == env] == [
+                (int(s), float(v)) for s, v in zip(col["step"], col[f"{split}/{env}/success_rate"])]
+    report = curriwatch.analyze(ingest, config=tmp_path / "curriwatch.yaml")
+    (run,) = report.runs
+    incidents = {(w.env_id, w.type) for w in run.warnings}
+    assert ("maze_keys", "graduated_regression") in incidents and ("maze_lava", "training_stagnation") in incidents
+    assert not {t for e, t in incidents if e == "maze_easy"}
+
+
+def test_lightning_metrics_csv_beside_its_tensorboard_logger_is_read_once(tmp_path):
+    """Lightning's TensorBoardLogger and CSVLogger given the same save_dir and name write into one version folder:
+    its event files are the run; metrics.csv is the same data again."""
+    folder = tmp_path / "curriculum" / "version_0"
+    folder.mkdir(parents=True)
+    shutil.copy(LIGHTNING / "logs" / "curriculum" / "version_0" / "metrics.csv", folder)
+    write_tb(folder, {"train/maze_easy/reward": [(s, 0.5) for s in range(10)]})
+    (info,) = curriwatch.load(tmp_path).runs
+    assert info.source == "tensorboard"

@@ -1,4 +1,4 @@
-"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / SwanLab files: real files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from curriwatch.discover import discover
 from curriwatch.readers import read_run
-from writers import DcdFileWriter, MtrlLogger, TinkerJsonLogger, write_roll_stdout, write_tune_trial
+from writers import AcmeCsvLogger, DcdFileWriter, MtrlLogger, TinkerJsonLogger, write_roll_stdout, write_tune_trial
 
 EXAMPLES = int(os.environ.get("CURRIWATCH_FUZZ_EXAMPLES", "120")) // 2
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
@@ -68,7 +68,17 @@ def _mtrl(folder: Path) -> Path:
     return folder / "xp" / "eval.log"
 
 
-MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl}
+def _acme(folder: Path) -> Path:
+    logger = AcmeCsvLogger(folder, "xp", "actor")
+    for s in range(12):
+        logger.write({"actor_episodes": s + 1, "actor_steps": 250 * (s + 1), "episode_return": s / 7,
+                      "episode_length": 250, "steps_per_second": math.nan if s == 3 else 1e4})
+    logger.close()
+    return folder / "xp" / "logs" / "actor" / "logs.csv"
+
+
+MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl,
+          "acme": _acme}
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +126,8 @@ def test_damaged_text_sources(originals, case):
     keep = [i for i, r in enumerate(raw.row) if line_of_row[r] <= intact_lines]
     expected = [raw.points()[i] for i in keep]
     if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log, nor a
-        assert name in ("roll", "tinker", "mtrl") and not expected  # a JSON-lines log with a damaged first line
+        # a JSON-lines log with a damaged first line; an Acme log whose header names no counter
+        assert name in ("roll", "tinker", "mtrl", "acme") and not expected
         return
     for issue in got.issues:
         assert issue.path and issue.detail
@@ -130,7 +141,7 @@ def _line_numbers(name: str, data: bytes) -> list[int]:
     out = []
     for n, line in enumerate(lines, 1):
         text = line.strip()
-        if not text or (name in ("tune-csv",) and n == 1) or text.startswith(b"#"):
+        if not text or (name in ("tune-csv", "acme") and n == 1) or text.startswith(b"#"):
             continue
         if name == "roll" and b"metrics_tag: " not in text:
             continue

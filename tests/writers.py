@@ -576,3 +576,47 @@ class BaselinesCsvOutput:
 
     def close(self) -> None:
         self.file.close()
+
+
+class AcmeCsvLogger:
+    """Acme's CSVLogger, call for call (dm-acme needs launchpad and TensorFlow or JAX, so it is not installed;
+    google-deepmind/acme@770bc75e acme/utils/loggers/csv.py:42-124): `{directory}/{acme_id}/logs/{label}/logs.csv`
+    opened in append mode (paths.process_path, acme/utils/paths.py:29-59); the first `write` fixes the header as
+    its keys, sorted, written only when the file is empty, and later keys are dropped (`extrasaction='ignore'`).
+    tests/fixtures/acme/ holds files Acme itself wrote."""
+
+    def __init__(self, directory, acme_id: str, label: str):
+        import csv
+
+        folder = Path(directory) / acme_id / "logs" / label
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "logs.csv"
+        self.file = open(self.path, "a", newline="")
+        self.csv = csv
+        self.writer = None
+
+    def write(self, data: dict) -> None:
+        if self.writer is None:
+            self.writer = self.csv.DictWriter(self.file, fieldnames=sorted(data), extrasaction="ignore")
+            if not self.file.tell():
+                self.writer.writeheader()
+        self.writer.writerow(data)
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class AcmeCounters:
+    """run_experiment's counters (acme/jax/experiments/run_experiment.py:81, :109-110, :152-153; acme/utils/
+    counting.py): one parent, children prefixed `actor` and `evaluator` with time_delta 0, so each child's counts
+    hold every count of the parent as it is after the increment."""
+
+    def __init__(self):
+        self.counts: dict[str, int] = {}
+
+    def increment(self, prefix: str, **counts: int) -> dict[str, int]:
+        for key, value in counts.items():
+            name = f"{prefix}_{key}" if prefix else key
+            self.counts[name] = self.counts.get(name, 0) + value
+        return dict(self.counts)

@@ -13,7 +13,7 @@
   until the first status save (scripts/train.py:171-189: it is written while the saved status still
   says 0 frames); a job resumed from its status appends, its frames since the save logged again.
 
-A folder's `progress.csv` or `log.csv` is a run when its header names a step column (STEP_KEYS) and
+A folder's `progress.csv`, `log.csv` or `metrics.csv` is a run when its header names a step column (STEP_KEYS) and
 neither the folder nor a subfolder of it holds TensorBoard event files (the same values written twice, as
 SB3 and rl-starter-files write them beside it and OpenAI baselines into `tb/`: the event files are read)
 nor is it a Ray Tune trial's (readers/tune.py owns those; a `params.json` beside a progress.csv without Tune's
@@ -33,7 +33,7 @@ from .rows import LOGGER_STEP_KEYS as STEP_KEYS
 from .rows import RowSink, csv_header, read_csv_rows, text_files
 from .tune import detect_tune
 
-LOG_FILES = ("progress.csv", "log.csv")
+LOG_FILES = ("progress.csv", "log.csv", "metrics.csv")
 SUBFOLDERS = 64
 
 
