@@ -50,6 +50,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    description="facebookresearch/mtrl save_dir: train.log / eval.log JSON lines with mode and step"),
         SourceKind("acme", _lazy("acme", "detect_acme"), _lazy("acme", "read_acme"),
                    description="DeepMind Acme run folder: logs/{label}/logs.csv (CSVLogger) per logger label"),
+        SourceKind("mlflow", _lazy("mlflow", "detect_mlflow"), _lazy("mlflow", "read_mlflow"),
+                   description="MLflow: a file store run folder (meta.yaml + metrics/) or the runs of a SQLite "
+                   "store (mlflow.db)"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`, Lightning `metrics.csv`"),

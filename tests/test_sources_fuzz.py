@@ -1,4 +1,4 @@
-"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / MLflow / SwanLab files: real files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -77,8 +77,16 @@ def _acme(folder: Path) -> Path:
     return folder / "xp" / "logs" / "actor" / "logs.csv"
 
 
+def _mlflow(folder: Path) -> Path:
+    """A run folder of MLflow's file store, as MLflow wrote it (tests/fixtures/mlflow/make_mlflow_logs.py)."""
+    fixtures = Path(__file__).parent / "fixtures" / "mlflow" / "mlruns"
+    run = next(p.parent for p in fixtures.glob("*/*/meta.yaml") if "sac-single" in p.read_text())
+    shutil.copytree(run, folder / "run")
+    return folder / "run" / "metrics" / "reward"
+
+
 MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl,
-          "acme": _acme}
+          "acme": _acme, "mlflow": _mlflow}
 
 
 @pytest.fixture(scope="module")
