@@ -170,6 +170,11 @@ _SB3_DEFAULT_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+)/(?:A2C|DDPG|DQN|PPO|SAC|
 # Acme (google-deepmind/acme acme/utils/paths.py:29-59): a run's logs are `~/acme/{acme_id}/logs/{label}/logs.csv`;
 # readers/acme.py makes the `logs` folder the run, whose env is the acme_id above it.
 _ACME_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/logs$")
+# PyMARL / EPyMARL (uoe-agents/epymarl@cbc38c09): the episode runner logs flat stat names at the env steps
+# (src/runners/episode_runner.py:127-190: `return_mean`, SMAC's `battle_won_mean`, `ep_length_mean`, a test's the
+# same with `test_`; `total_return_mean` without common rewards), into sacred (readers/sacred.py: env = the config's
+# map) and, when asked, TensorBoard at `results/tb_logs/{alg}_seed{seed}_{map}_{datetime.now()}` (src/run.py:46-56).
+_PYMARL_RUN = re.compile(r"(?:^|/)[^/]+?_seed-?\d+_(?P<env>[^/]+)_\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
 _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 
 
@@ -346,6 +351,20 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             run_env=_ACME_RUN,
             description="DeepMind Acme: actor|environment_loop/episode_return train, evaluator/episode_return "
             "eval (one episode a row); env = the folder above `logs` (`~/acme/{acme_id}/logs`)",
+        ),
+        Profile(
+            "pymarl",
+            (
+                _p(r"^test_(?P<metric>battle_won_mean|return_mean|total_return_mean|ep_length_mean)$", "eval",
+                   env=RUN_ENV),
+                _p(r"^(?P<metric>battle_won_mean|return_mean|total_return_mean|ep_length_mean)$", "train", env=RUN_ENV),
+            ),
+            performance_metric="battle_won_mean",
+            performance_fallbacks=("return_mean", "total_return_mean"),
+            run_env=_PYMARL_RUN,
+            description="PyMARL / EPyMARL: battle_won_mean (SMAC; else return_mean, total_return_mean) train, "
+            "test_… eval; env = the config's map (sacred) or the map in the TensorBoard folder "
+            "{alg}_seed{n}_{map}_{datetime}",
         ),
         Profile(
             "generic",

@@ -53,6 +53,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
         SourceKind("mlflow", _lazy("mlflow", "detect_mlflow"), _lazy("mlflow", "read_mlflow"),
                    description="MLflow: a file store run folder (meta.yaml + metrics/) or the runs of a SQLite "
                    "store (mlflow.db)"),
+        SourceKind("sacred", _lazy("sacred", "detect_sacred"), _lazy("sacred", "read_sacred"),
+                   description="sacred FileStorageObserver run folder (PyMARL / EPyMARL by default): metrics.json, "
+                   "else info.json, beside run.json and config.json"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`, Lightning `metrics.csv`"),
