@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -28,7 +28,8 @@ alone (benchmarks/detection_corpus_twentysecond.py); `--corpus twentythird` a tw
 alone (benchmarks/detection_corpus_twentythird.py); `--corpus twentyfourth` a twenty-fourth one, also from the contract
 alone (benchmarks/detection_corpus_twentyfourth.py); `--corpus twentyfifth` a twenty-fifth one, also from the contract
 alone (benchmarks/detection_corpus_twentyfifth.py); `--corpus twentysixth` a twenty-sixth one, also from the contract
-alone (benchmarks/detection_corpus_twentysixth.py); `all` prints the twenty-six. The
+alone (benchmarks/detection_corpus_twentysixth.py); `--corpus twentyseventh` a twenty-seventh one, also from the
+contract alone (benchmarks/detection_corpus_twentyseventh.py); `all` prints the twenty-seven. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -525,7 +526,7 @@ def run_corpus(which: str, args) -> dict:
     if which in ("wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
                  "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
-                 "twentysixth"):
+                 "twentysixth", "twentyseventh"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -575,8 +576,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_twentyfourth as corpus
         elif which == "twentyfifth":
             import detection_corpus_twentyfifth as corpus
-        else:
+        elif which == "twentysixth":
             import detection_corpus_twentysixth as corpus
+        else:
+            import detection_corpus_twentyseventh as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -628,7 +631,8 @@ def print_result(result: dict) -> None:
                                                                                              "twentythird",
                                                                                              "twentyfourth",
                                                                                              "twentyfifth",
-                                                                                             "twentysixth") \
+                                                                                             "twentysixth",
+                                                                                             "twentyseventh") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -661,7 +665,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -686,7 +690,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_twentythird.py), the twenty-fourth one (60 runs, "
                     "benchmarks/detection_corpus_twentyfourth.py), the twenty-fifth one (60 runs, "
                     "benchmarks/detection_corpus_twentyfifth.py), the twenty-sixth one (60 runs, "
-                    "benchmarks/detection_corpus_twentysixth.py), both = default + wide, all = the twenty-six")
+                    "benchmarks/detection_corpus_twentysixth.py), the twenty-seventh one (60 runs, "
+                    "benchmarks/detection_corpus_twentyseventh.py), both = default + wide, all = the twenty-seven")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -700,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "seventeenth", "eighteenth", "nineteenth",
                                                   "twentieth", "twentyfirst", "twentysecond",
                                                   "twentythird", "twentyfourth", "twentyfifth",
-                                                  "twentysixth")}.get(args.corpus,
+                                                  "twentysixth", "twentyseventh")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

@@ -136,9 +136,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
-                                  "twentysixth"])
+                                  "twentysixth", "twentyseventh"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twenty-sixth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to twenty-seventh corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -213,7 +213,13 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     prime-rl's orchestrator `metrics.jsonl` (per-env `train|eval/{env}/effective/agent/…` rows, eval rows written
     behind later steps, trainer rows interleaved, resumes appended; some mirrored to offline W&B runs stepped by
     `define_metric("*", step_metric="step")`), MTRL's JSON-lines `eval.log` (unread when the corpus was written; a
-    corpus may name such groups UNREAD, and exactly those must then fail to load):
+    corpus may name such groups UNREAD, and exactly those must then fail to load); twenty-seventh: NeMo-RL's
+    TensorboardLogger of NeMo-Gym per-agent `train|validation/{agent}/reward/mean` (train means over each step's
+    varying rollouts of the agent, agents joining in waves in train-only runs), BenchMARL experiments through TorchRL's
+    TensorboardLogger (`/` written as `_`, steps in iterations, restores into a second event file) or its WandbLogger
+    (rows without a step, `counters/total_frames` as `step_key`, grouped by task, restores under the same id), Acme's
+    run_experiment CSV logs behind its 1 s TimeFilter (restored jobs appending rows whose fields differ from the
+    header), one group judged on MountainCar/Acrobot episode lengths made lower-is-better:
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
