@@ -152,3 +152,58 @@ def test_a_plain_environment_loop_is_on_its_steps(tmp_path):
     ingest = curriwatch.load(tmp_path)
     assert _points(ingest, "pendulum", "train") == [(200 * n, -1500.0 + 40 * n) for n in range(1, 31)]
     assert not [i for r in ingest.runs for i in r.issues if i.kind != "unclaimed_tags"]
+
+
+def test_a_restored_job_appending_rows_of_a_longer_layout_is_read_on(tmp_path):
+    """run_experiment restored from a checkpoint: its loggers append without a header, each with the fields of its
+    own first row, which now holds every count the restored parent counter had — the evaluator's rows gain
+    `actor_episodes`, `actor_steps` and the learner's `learner_steps` and `learner_walltime` its header lacks."""
+    counters = AcmeCounters()
+    ev, actor = AcmeCsvLogger(tmp_path, "task", "evaluator"), AcmeCsvLogger(tmp_path, "task", "actor")
+    learner = AcmeCsvLogger(tmp_path, "task", "learner")
+
+    def round_(k, ev, actor, learner, counters):
+        for _ in range(3):
+            ev.write({"episode_return": 10.0 * k, "episode_length": 100, "steps_per_second": 1e3,
+                      **counters.increment("evaluator", episodes=1, steps=100)})
+        for _ in range(10):
+            actor.write({"episode_return": 10.0 * k + 1, "episode_length": 100, "steps_per_second": 1e3,
+                         **counters.increment("actor", episodes=1, steps=100)})
+            learner.write({"critic_loss": 0.5, **counters.increment("learner", steps=25, walltime=0.25)})
+
+    for k in range(8):  # crashes after 8 rounds; the checkpoint was saved after round 5
+        round_(k, ev, actor, learner, counters)
+        if k == 5:
+            saved = dict(counters.counts)
+    for logger in (ev, actor, learner):
+        logger.close()
+    counters = AcmeCounters()
+    counters.counts = saved
+    ev, actor, learner = (AcmeCsvLogger(tmp_path, "task", label) for label in ("evaluator", "actor", "learner"))
+    for k in range(6, 12):
+        round_(k, ev, actor, learner, counters)
+    for logger in (ev, actor, learner):
+        logger.close()
+    text = (tmp_path / "task" / "logs" / "evaluator" / "logs.csv").read_text().splitlines()
+    assert len(text[0].split(",")) == 5 and len(text[-1].split(",")) == 9  # the restored rows' longer layout
+    ingest = curriwatch.load(tmp_path)
+    assert _points(ingest, "task", "eval") == [(1000 * k, 10.0 * k) for k in range(12)]
+    assert _points(ingest, "task", "train") == [(100 * (n + 1), 10.0 * (n // 10) + 1) for n in range(120)]
+    kinds = [i.kind for r in ingest.runs for i in r.issues]
+    assert "corrupt_record" not in kinds and "own_step_axis" not in kinds and "duplicate_points" in kinds
+
+
+def test_a_restored_layout_is_decided_on_several_rows():
+    """One restored evaluator row whose return happens to be a whole number fits two layouts (its return read as the
+    evaluator's episode count); the rows after it, returns that go down, leave one."""
+    from curriwatch.readers.acme import _restored_layout
+
+    header = ["episode_length", "episode_return", "evaluator_episodes", "evaluator_steps", "steps_per_second"]
+    counters = {"actor_episodes", "actor_steps", "evaluator_episodes", "evaluator_steps", "learner_steps",
+                "learner_walltime"}
+    rows = [["18", "1800", "1000", "377.0", "61", "6100", "4500", "2300.5"],
+            ["18", "1800", "1000", "352.25", "62", "6200", "4500", "2210.0"]]
+    assert _restored_layout(header, counters, rows[:1]) is None  # two layouts fit one row
+    assert _restored_layout(header, counters, rows) == [
+        "actor_episodes", "actor_steps", "episode_length", "episode_return", "evaluator_episodes", "evaluator_steps",
+        None, "steps_per_second"]  # learner_steps or learner_walltime: left out

@@ -21,17 +21,21 @@ The counters themselves are the step axis, not points. dcd's `logs.csv` (with `f
 from __future__ import annotations
 
 import bisect
+import csv
+import itertools
 import os
 
 from ..discover import TB_FILE
 from ..model import DataIssue, RawRun, RunSource
-from .rows import RowSink, csv_header, read_csv_rows, shown_path, text_files
+from .lines import iter_lines
+from .rows import RowSink, csv_header, shown_path, text_files
 
 LOGS = "logs"
 LOG_FILE = "logs.csv"
 LABELS = 64  # label folders looked at
 STEP = "actor_steps"
 OWN_STEPS = ("steps", "episodes")  # an EnvironmentLoop's counts without a prefix
+LOOP_COLUMNS = ("episode_return", "episode_length")  # an EnvironmentLoop's rows (not a learner's losses)
 
 
 def _label_files(logs: str) -> list[str]:
@@ -73,17 +77,18 @@ def _label(path: str) -> str:
 
 
 class _LabelRows:
-    """Adapter between read_csv_rows and a RowSink: prefixes a label's columns and finds each row's step.
+    """A label's rows into a RowSink: its columns prefixed with the label, each row at its actor steps.
 
-    `marks[label]` holds, in order, the `{label}_episodes` counts other labels' rows had seen and the actor
-    steps at those rows."""
+    `marks[column]` holds, in order, the counts of another label's counter (`evaluator_episodes`, `learner_steps`)
+    that rows carrying `actor_steps` had seen, and their actor steps."""
 
     def __init__(self, sink: RowSink, label: str, marks: dict[str, tuple[list[float], list[float]]]):
         self.sink, self.label, self.marks = sink, label, marks
+        self.mapped_by = (f"{label}_episodes", f"{label}_steps")
         self.own = (f"{label}_steps", f"{label}_episodes", "episodes")
         self.by_own = 0  # rows left on the label's own counter
 
-    def add(self, values: dict, step=None) -> None:
+    def add(self, values: dict) -> None:
         num = {}
         for key, value in values.items():
             try:
@@ -93,13 +98,13 @@ class _LabelRows:
         step = num.get(STEP, num.get("steps"))  # an unprefixed EnvironmentLoop counts the env steps as `steps`
         if step is not None:
             for key, count in num.items():
-                if key.endswith("_episodes") and key != f"{self.label}_episodes":
-                    counts, steps = self.marks.setdefault(key[: -len("_episodes")], ([], []))
+                if _counter(key) and key not in (STEP, "steps") and key not in self.mapped_by:
+                    counts, steps = self.marks.setdefault(key, ([], []))
                     if not counts or count >= counts[-1]:  # a restart's counts going back are no mark
                         counts.append(count)
                         steps.append(step)
         else:
-            step = self._mapped(num.get(f"{self.label}_episodes"))
+            step = next((m for m in (self._mapped(k, num.get(k)) for k in self.mapped_by) if m is not None), None)
             if step is None:
                 step = next((num[k] for k in self.own if k in num), None)
                 self.by_own += 1
@@ -107,24 +112,109 @@ class _LabelRows:
         self.sink.add({f"{self.label}/{k}": v for k, v in values.items() if not _counter(k)},
                       int(step) if finite else None)
 
-    def _mapped(self, episodes: float | None) -> float | None:
-        """The actor steps of the last row of another label that had seen fewer than `episodes` of this one's."""
-        seen = self.marks.get(self.label)
-        if episodes is None or not seen:
+    def _mapped(self, column: str, count: float | None) -> float | None:
+        """The actor steps of the last row of another label that had seen fewer than `count` of `column`."""
+        seen = self.marks.get(column)
+        if count is None or not seen:
             return None
-        k = bisect.bisect_left(seen[0], episodes)
+        k = bisect.bisect_left(seen[0], count)
         return seen[1][k - 1] if k else 0.0
+
+
+def _restored_layout(header: list[str], counters: set[str], rows: list[list[str]]) -> list[str | None] | None:
+    """The columns of rows a restored job appended under a header they do not fit (`rows`: the first of them).
+
+    A restored process's CSVLogger takes its fields from its own first row, sorted, and writes no header into the
+    file it appends to (acme/utils/loggers/csv.py:115-123); that row holds every count the restored parent counter
+    had — the header's and other labels' counters (`actor_steps` in an evaluator's rows). The added columns are some
+    of the run's counters the header lacks: each choice that fits the rows' length and leaves every count (`*_steps`,
+    `*_episodes`) a whole number >= 0 that never decreases is tried; where all such choices put the header's columns
+    at the same places, those are the columns (an added column whose name they disagree on is left out). None when
+    none fits or they disagree."""
+    extra = sorted(counters - set(header))
+    need = len(rows[0]) - len(header)
+    if need <= 0 or need > len(extra) or len(extra) > 12:
+        return None
+    fits = []
+    for chosen in itertools.combinations(extra, need):
+        fields = sorted(header + list(chosen))
+        if all(_counts(row[k] for row in rows) for k, name in enumerate(fields) if _counter(name)):
+            fits.append(fields)
+    if not fits or any([f.index(h) for h in header] != [fits[0].index(h) for h in header] for f in fits):
+        return None
+    return [name if all(f[k] == name for f in fits) else None for k, name in enumerate(fits[0])]
+
+
+def _counts(cells) -> bool:
+    """Whole numbers >= 0, never decreasing."""
+    last = 0.0
+    for cell in cells:
+        try:
+            value = float(cell)
+        except ValueError:
+            return False
+        if not (value >= last and value.is_integer()):
+            return False
+        last = value
+    return True
+
+
+LAYOUT_ROWS = 32  # rows of a new layout read before its columns are decided
+
+
+def _read_label(f, rows: _LabelRows, report, counters: set[str]) -> None:
+    """A label's logs.csv: its header, then rows of that header or, appended by a restored job, of another layout
+    (decided on its first LAYOUT_ROWS rows, which wait till then)."""
+    header: list[str] | None = None
+    layouts: dict[int, list[str | None] | None] = {}
+    waiting: list[tuple[int, list[str]]] = []
+
+    def settle() -> None:
+        for n in {len(cells) for _, cells in waiting} - set(layouts):
+            layouts[n] = _restored_layout(header, counters, [c for _, c in waiting if len(c) == n])
+        for lineno, cells in waiting:
+            fields = layouts[len(cells)]
+            if fields is None:
+                report.bad.append((lineno, f"{len(cells)} cells for {len(header)} columns"))
+            else:
+                rows.add({name: cell for name, cell in zip(fields, cells) if name is not None})
+        waiting.clear()
+
+    for lineno, _offset, text in iter_lines(f, report):
+        if not text.strip():
+            continue
+        try:
+            cells = next(csv.reader([text]))
+        except csv.Error as err:
+            report.bad.append((lineno, f"not CSV ({err})"))
+            continue
+        if header is None:
+            header = cells
+            layouts[len(header)] = header
+            continue
+        if waiting or len(cells) not in layouts:
+            waiting.append((lineno, cells))
+            if sum(len(c) == len(cells) for _, c in waiting) >= LAYOUT_ROWS:
+                settle()
+            continue
+        rows.add({name: cell for name, cell in zip(layouts[len(cells)], cells) if name is not None})
+    if waiting:
+        settle()
 
 
 def read_acme(source: RunSource) -> RawRun:
     raw = RawRun(source)
-    # labels whose rows have actor_steps first: they tell where the other labels' episodes fell
-    ordered = sorted(source.files, key=lambda p: (STEP not in csv_header(p), _label(p)))
+    headers = {p: csv_header(p) for p in source.files}
+    labels = {_label(p) for p in source.files}
+    # every count a parent counter can hold: the labels' own counters, and any other counter column a header shows
+    counters = {c for h in headers.values() for c in h if _counter(c) or c.split("_", 1)[0] in labels}
+    # labels whose rows have actor_steps first: they tell where the other labels' rows fell
+    ordered = sorted(source.files, key=lambda p: (STEP not in headers[p], _label(p)))
     marks: dict[str, tuple[list[float], list[float]]] = {}
     for path, f, sink, report in text_files(raw, ordered, lambda: RowSink(raw), what="row"):
         rows = _LabelRows(sink, _label(path), marks)
-        read_csv_rows(f, rows, report)
-        if rows.by_own:
+        _read_label(f, rows, report, counters)
+        if rows.by_own and any(c in headers[path] for c in LOOP_COLUMNS):
             raw.issues.append(DataIssue("own_step_axis", shown_path(source, path), (
                 f"{rows.by_own} row(s) have no `{STEP}` and no other label's rows say when they were written: "
                 f"they are at the label's own counter (`{rows.own[0]}`), not on the actor's steps")))
