@@ -174,7 +174,7 @@ def plan_sources(logdir, profile: str | None, config, reader: str, wandb_runs: I
             f"no runs found in {logdir}: no TensorBoard event files (events.out.tfevents.*), "
             "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
             "dcd logs.csv, SwanLab runs (run-*.swanlab), tinker-cookbook or prime-rl metrics.jsonl, MTRL "
-            "train.log/eval.log, Acme logs/{label}/logs.csv, MLflow runs (mlruns/, mlflow.db), sacred runs (metrics.json + run.json), a logger's progress.csv, log.csv or metrics.csv "
+            "train.log/eval.log, Acme logs/{label}/logs.csv, MLflow runs (mlruns/, mlflow.db), sacred runs (metrics.json + run.json), TorchRL's scalars/*.csv, a logger's progress.csv, log.csv or metrics.csv "
             "naming a step column, or ROLL stdout logs (metrics_tag: lines)")
     return Plan(config, root, sources, issues, forced, profiles, grouper)
 

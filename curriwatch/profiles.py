@@ -175,6 +175,11 @@ _ACME_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/logs$")
 # same with `test_`; `total_return_mean` without common rewards), into sacred (readers/sacred.py: env = the config's
 # map) and, when asked, TensorBoard at `results/tb_logs/{alg}_seed{seed}_{map}_{datetime.now()}` (src/run.py:46-56).
 _PYMARL_RUN = re.compile(r"(?:^|/)[^/]+?_seed-?\d+_(?P<env>[^/]+)_\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d+)?$")
+# BenchMARL (facebookresearch/BenchMARL@179a9568): an experiment `{algorithm}_{task}_{model}__{uuid[:8]}_{date}`
+# (benchmarl/experiment/experiment.py:591-595, TorchRL's generate_exp_name) logs the global
+# `collection/reward/episode_reward_{min,mean,max}` every iteration and `eval/reward/…` at each evaluation
+# (benchmarl/experiment/logger.py:113-240, :367-392); loggers other than W&B get them with `/` made `_` (:266-272).
+_BENCHMARL_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)__[0-9a-f]{8}_\d{2}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}$")
 _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 
 
@@ -365,6 +370,18 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             description="PyMARL / EPyMARL: battle_won_mean (SMAC; else return_mean, total_return_mean) train, "
             "test_… eval; env = the config's map (sacred) or the map in the TensorBoard folder "
             "{alg}_seed{n}_{map}_{datetime}",
+        ),
+        Profile(
+            "benchmarl",
+            (
+                _p(r"^collection[/_]reward[/_](?P<metric>episode_reward_(?:mean|min|max))$", "train", env=RUN_ENV),
+                _p(r"^eval[/_]reward[/_](?P<metric>episode_reward_(?:mean|min|max)|episode_len_mean)$", "eval",
+                   env=RUN_ENV),
+            ),
+            performance_metric="episode_reward_mean",
+            run_env=_BENCHMARL_RUN,
+            description="BenchMARL: collection/reward/episode_reward_mean train, eval/reward/episode_reward_mean "
+            "eval (or with `_` for `/`: TensorBoard, CSV); env = the experiment's {algorithm}_{task}_{model}",
         ),
         Profile(
             "generic",

@@ -56,6 +56,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
         SourceKind("sacred", _lazy("sacred", "detect_sacred"), _lazy("sacred", "read_sacred"),
                    description="sacred FileStorageObserver run folder (PyMARL / EPyMARL by default): metrics.json, "
                    "else info.json, beside run.json and config.json"),
+        SourceKind("torchrl-csv", _lazy("torchrl_csv", "detect_torchrl_csv"), _lazy("torchrl_csv", "read_torchrl_csv"),
+                   description="TorchRL CSVLogger experiment folder (BenchMARL's csv logger): scalars/{key}.csv of "
+                   "step,value lines"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`, Lightning `metrics.csv`"),

@@ -1,4 +1,4 @@
-"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / MLflow / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / MLflow / TorchRL CSV / SwanLab files: real files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -85,8 +85,16 @@ def _mlflow(folder: Path) -> Path:
     return folder / "run" / "metrics" / "reward"
 
 
+def _torchrl_csv(folder: Path) -> Path:
+    """A TorchRL CSVLogger experiment folder, as TorchRL wrote it (tests/fixtures/torchrl/make_torchrl_logs.py)."""
+    fixtures = Path(__file__).parent / "fixtures" / "torchrl" / "benchmarl"
+    exp = sorted(p.parent for p in fixtures.glob("*/*/scalars"))[0]
+    (folder / "exp" / "scalars").mkdir(parents=True)  # one key's file: the fuzzed one
+    return Path(shutil.copy(exp / "scalars" / "eval_reward_episode_reward_mean.csv", folder / "exp" / "scalars"))
+
+
 MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl,
-          "acme": _acme, "mlflow": _mlflow}
+          "acme": _acme, "mlflow": _mlflow, "torchrl-csv": _torchrl_csv}
 
 
 @pytest.fixture(scope="module")
@@ -134,8 +142,9 @@ def test_damaged_text_sources(originals, case):
     keep = [i for i, r in enumerate(raw.row) if line_of_row[r] <= intact_lines]
     expected = [raw.points()[i] for i in keep]
     if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log, nor a
-        # a JSON-lines log with a damaged first line; an Acme log whose header names no counter
-        assert name in ("roll", "tinker", "mtrl", "acme") and not expected
+        # a JSON-lines log with a damaged first line; an Acme log whose header names no counter; a TorchRL CSV
+        # file whose first line is no `step,value`
+        assert name in ("roll", "tinker", "mtrl", "acme", "torchrl-csv") and not expected
         return
     for issue in got.issues:
         assert issue.path and issue.detail

@@ -1,0 +1,81 @@
+"""TorchRL's CSVLogger: `{log_dir}/{exp_name}/scalars/{key}.csv`, one file per key of `step,value` lines.
+
+TorchRL's CSVExperiment (pytorch/rl@ae9719f1 torchrl/record/loggers/csv.py:20-50) creates `scalars/`, `videos/` and
+`texts/` in the experiment folder and appends `f"{global_step},{value}"` to `scalars/{name}.csv` for every
+`add_scalar` (a name holding `/` is a path of folders), no header. BenchMARL's `loggers: [csv]` writes through it,
+its keys' `/` made `_` (facebookresearch/BenchMARL@179a9568 benchmarl/experiment/logger.py:266-272), as do TorchRL's
+own examples with `logger.backend=csv`. The experiment folder is the run; a key is its file's path under
+`scalars/` without `.csv`. TorchRL's TensorboardLogger writes its event files into the same folder: where they are,
+they are the run and the CSV files are not read again. A job that resumed appends to the same files: a step logged
+again is a restart of that key (last write wins, `duplicate_points`).
+"""
+from __future__ import annotations
+
+import os
+
+from ..discover import TB_FILE
+from ..model import RawRun, RunSource
+from .lines import iter_lines, open_regular
+from .rows import RowSink, text_files
+
+SCALARS = "scalars"
+MAX_FILES = 100_000
+SNIFF_BYTES = 4096
+
+
+def _csv_files(scalars: str) -> list[str]:
+    out: list[str] = []
+    for folder, dirnames, filenames in os.walk(scalars, followlinks=False):
+        dirnames.sort()
+        out += (os.path.join(folder, n) for n in sorted(filenames) if n.endswith(".csv"))
+        if len(out) >= MAX_FILES:
+            return out[:MAX_FILES]
+    return out
+
+
+def _step_value_line(path: str) -> bool:
+    """The file's first line is `step,value`: a whole number and a number."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    cells = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(",")
+    if len(cells) != 2:
+        return False
+    try:
+        int(cells[0])
+        float(cells[1])
+    except ValueError:
+        return False
+    return True
+
+
+def detect_torchrl_csv(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """An experiment folder of TorchRL's CSVLogger: a `scalars` folder of `step,value` CSV files, and no event
+    files of TorchRL's TensorboardLogger beside it."""
+    scalars = os.path.join(folder, SCALARS)
+    if any(TB_FILE.match(name) for name in filenames) or not os.path.isdir(scalars):
+        return []
+    files = _csv_files(scalars)
+    return [("", tuple(files))] if files and _step_value_line(files[0]) else []
+
+
+def read_torchrl_csv(source: RunSource) -> RawRun:
+    raw = RawRun(source)
+    scalars = os.path.join(source.path, SCALARS)
+    for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
+        key = os.path.relpath(path, scalars)[: -len(".csv")].replace(os.sep, "/")
+        for lineno, _offset, text in iter_lines(f, report):
+            if not text.strip():
+                continue
+            cells = text.split(",")
+            try:
+                step = int(cells[0])
+            except ValueError:
+                step = None
+            if len(cells) != 2 or step is None or abs(step) >= 2**62:
+                report.bad.append((lineno, "not a `step,value` line"))
+                continue
+            sink.add({key: cells[1]}, step)
+    return raw
