@@ -126,3 +126,14 @@ def test_other_sqlite_files_and_folders_are_not_mlflow(tmp_path):
     from curriwatch.discover import discover
 
     assert discover(tmp_path) == ([], [])
+
+
+def test_a_run_of_more_metric_files_than_read_says_so(monkeypatch):
+    """Never a silent cut: past MAX_FILES metric files of one run, the run reports that some were not read."""
+    import curriwatch.readers.mlflow as reader
+
+    monkeypatch.setattr(reader, "MAX_FILES", 4)
+    runs = curriwatch.load(FIXTURES / "mlruns").runs
+    cut = [r for r in runs if any(i.kind == "too_many_files" for i in r.issues)]
+    (issue,) = [i for r in cut for i in r.issues if i.kind == "too_many_files"]
+    assert len(cut) == 1 and "the first 4 metric files" in issue.detail  # the six-key run; sac-single has one

@@ -21,14 +21,12 @@ The counters themselves are the step axis, not points. dcd's `logs.csv` (with `f
 from __future__ import annotations
 
 import bisect
-import csv
 import itertools
 import os
 
 from ..discover import TB_FILE
 from ..model import DataIssue, RawRun, RunSource
-from .lines import iter_lines
-from .rows import RowSink, csv_header, shown_path, text_files
+from .rows import RowSink, csv_header, iter_csv_cells, shown_path, text_files
 
 LOGS = "logs"
 LOG_FILE = "logs.csv"
@@ -180,14 +178,7 @@ def _read_label(f, rows: _LabelRows, report, counters: set[str]) -> None:
                 rows.add({name: cell for name, cell in zip(fields, cells) if name is not None})
         waiting.clear()
 
-    for lineno, _offset, text in iter_lines(f, report):
-        if not text.strip():
-            continue
-        try:
-            cells = next(csv.reader([text]))
-        except csv.Error as err:
-            report.bad.append((lineno, f"not CSV ({err})"))
-            continue
+    for lineno, cells in iter_csv_cells(f, report):
         if header is None:
             header = cells
             layouts[len(header)] = header

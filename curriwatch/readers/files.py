@@ -76,6 +76,22 @@ def mapped(path: str):
 RELEASE_EVERY = 32 << 20  # bytes
 
 
+def files_below(folder: str, limit: int, suffix: str = "") -> list[str]:
+    """The files below `folder` whose names end in `suffix`, in sorted order, at most `limit` of them (a
+    reader that gets `limit` files reports that it may have missed some: too_many_files)."""
+    out: list[str] = []
+    for below, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames.sort()
+        out += (os.path.join(below, name) for name in sorted(filenames) if name.endswith(suffix))
+        if len(out) >= limit:
+            return out[:limit]
+    return out
+
+
+def too_many_files(shown: str, limit: int, what: str) -> DataIssue:
+    return DataIssue("too_many_files", shown, f"the first {limit} {what} were read; any beyond them were not")
+
+
 def unreadable(shown: str, err: OSError) -> DataIssue:
     return DataIssue("unreadable_file", shown, f"cannot open file: {err.strerror or err}")
 

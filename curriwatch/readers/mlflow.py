@@ -27,6 +27,7 @@ import sqlite3
 from urllib.parse import quote
 
 from ..model import DataIssue, RawRun, RunSource
+from .files import files_below, too_many_files
 from .lines import iter_lines, open_regular
 from .rows import RowSink, text_files
 
@@ -38,16 +39,6 @@ NAME_BYTES = 4096
 WALL = "\0timestamp"  # the line's timestamp, carried to the sink as wall time (never a key of a file)
 
 
-def _metric_files(run_dir: str) -> list[str]:
-    out: list[str] = []
-    for folder, dirnames, filenames in os.walk(os.path.join(run_dir, METRICS), followlinks=False):
-        dirnames.sort()
-        out += (os.path.join(folder, name) for name in sorted(filenames))
-        if len(out) >= MAX_FILES:
-            return out[:MAX_FILES]
-    return out
-
-
 def detect_mlflow(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
     """A run folder of an MLflow file store (`meta.yaml` beside a `metrics` folder), or the runs of an MLflow
     SQLite database in the folder."""
@@ -55,7 +46,7 @@ def detect_mlflow(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
              for name in sorted(filenames) if name.endswith(DB_SUFFIXES)
              for exp, run in _db_runs(os.path.join(folder, name))]
     if META in filenames and os.path.isdir(os.path.join(folder, METRICS)) and not _deleted(folder):
-        files = _metric_files(folder)
+        files = files_below(os.path.join(folder, METRICS), MAX_FILES)
         if files:
             found.append(("", tuple(files)))
     return found
@@ -122,6 +113,8 @@ def read_mlflow(source: RunSource) -> RawRun:
     if name:
         raw.meta["name"] = name
     metrics = os.path.join(source.path, METRICS)
+    if len(source.files) >= MAX_FILES:
+        raw.issues.append(too_many_files(source.name, MAX_FILES, "metric files"))
     for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw, wall_key=WALL,
                                                                                 skip=frozenset({WALL}))):
         key = os.path.relpath(path, metrics).replace(os.sep, "/")

@@ -163,21 +163,26 @@ def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
         sink.close()
 
 
-def read_csv_rows(f, sink: RowSink, report) -> None:
-    """A CSV file's rows into `sink`, named by its first line (a header written again, as a restarted job
-    appends it, is skipped); a row that does not parse or has the wrong number of cells is a bad line of
+def iter_csv_cells(f, report):
+    """(line number, cells) of every non-blank line of a CSV file; a line that does not parse is a bad line of
     `report` (a lines.LineReport)."""
     from .lines import iter_lines
 
-    header: list[str] | None = None
     for lineno, _offset, text in iter_lines(f, report):
         if not text.strip():
             continue
         try:
-            cells = next(csv.reader([text]))
+            yield lineno, next(csv.reader([text]))
         except csv.Error as err:
             report.bad.append((lineno, f"not CSV ({err})"))
-            continue
+
+
+def read_csv_rows(f, sink: RowSink, report) -> None:
+    """A CSV file's rows into `sink`, named by its first line (a header written again, as a restarted job
+    appends it, is skipped); a row that does not parse or has the wrong number of cells is a bad line of
+    `report` (a lines.LineReport)."""
+    header: list[str] | None = None
+    for lineno, cells in iter_csv_cells(f, report):
         if header is None:
             header = cells
             continue

@@ -15,22 +15,13 @@ import os
 
 from ..discover import TB_FILE
 from ..model import RawRun, RunSource
+from .files import files_below, too_many_files
 from .lines import iter_lines, open_regular
 from .rows import RowSink, text_files
 
 SCALARS = "scalars"
 MAX_FILES = 100_000
 SNIFF_BYTES = 4096
-
-
-def _csv_files(scalars: str) -> list[str]:
-    out: list[str] = []
-    for folder, dirnames, filenames in os.walk(scalars, followlinks=False):
-        dirnames.sort()
-        out += (os.path.join(folder, n) for n in sorted(filenames) if n.endswith(".csv"))
-        if len(out) >= MAX_FILES:
-            return out[:MAX_FILES]
-    return out
 
 
 def _step_value_line(path: str) -> bool:
@@ -57,13 +48,15 @@ def detect_torchrl_csv(folder: str, filenames: list[str]) -> list[tuple[str, tup
     scalars = os.path.join(folder, SCALARS)
     if any(TB_FILE.match(name) for name in filenames) or not os.path.isdir(scalars):
         return []
-    files = _csv_files(scalars)
+    files = files_below(scalars, MAX_FILES, ".csv")
     return [("", tuple(files))] if files and _step_value_line(files[0]) else []
 
 
 def read_torchrl_csv(source: RunSource) -> RawRun:
     raw = RawRun(source)
     scalars = os.path.join(source.path, SCALARS)
+    if len(source.files) >= MAX_FILES:
+        raw.issues.append(too_many_files(source.name, MAX_FILES, "scalars/*.csv files"))
     for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
         key = os.path.relpath(path, scalars)[: -len(".csv")].replace(os.sep, "/")
         for lineno, _offset, text in iter_lines(f, report):
