@@ -53,6 +53,23 @@ def test_the_tensorboard_loggers_event_files_beside_them_are_the_run(tmp_path):
     assert (run.source, run.profile, run.envs) == ("tensorboard", "benchmarl", [exp.name.split("__")[0]])
 
 
+def test_the_wandb_loggers_run_of_the_experiment_beside_them_is_the_run(tmp_path):
+    """BenchMARL's default `loggers: [csv, wandb]`: TorchRL's WandbLogger writes `{folder}/wandb/` beside the CSV
+    experiment `{folder}/{name}/`, its run id the experiment's name."""
+    from writers import write_wandb
+
+    exp = _experiments()[0]
+    folder = tmp_path / exp.parent.name
+    shutil.copytree(exp, folder / exp.name)
+    rows = [{"eval/reward/episode_reward_mean": v} for _s, v in _oracle(exp, "eval_reward_episode_reward_mean")]
+    write_wandb(folder / "wandb", rows, run_id=exp.name)  # wandb/offline-run-{stamp}-{id}/
+    (run,) = curriwatch.load(tmp_path).runs
+    assert run.source == "wandb"
+    shutil.rmtree(folder / "wandb")
+    write_wandb(folder / "wandb", rows, run_id="other")
+    assert sorted(r.source for r in curriwatch.load(tmp_path).runs) == ["torchrl-csv", "wandb"]
+
+
 def test_a_resumed_append_and_damaged_lines(tmp_path):
     exp = _experiments()[0]
     copy = tmp_path / exp.name

@@ -5,8 +5,9 @@ TorchRL's CSVExperiment (pytorch/rl@ae9719f1 torchrl/record/loggers/csv.py:20-50
 `add_scalar` (a name holding `/` is a path of folders), no header. BenchMARL's `loggers: [csv]` writes through it,
 its keys' `/` made `_` (facebookresearch/BenchMARL@179a9568 benchmarl/experiment/logger.py:266-272), as do TorchRL's
 own examples with `logger.backend=csv`. The experiment folder is the run; a key is its file's path under
-`scalars/` without `.csv`. TorchRL's TensorboardLogger writes its event files into the same folder: where they are,
-they are the run and the CSV files are not read again. A job that resumed appends to the same files: a step logged
+`scalars/` without `.csv`. TorchRL's TensorboardLogger writes its event files into the same folder, and its
+WandbLogger into `wandb/` beside it (BenchMARL names the W&B run after the experiment): where either copy is, it is
+the run and the CSV files are not read again. A job that resumed appends to the same files: a step logged
 again is a restart of that key (last write wins, `duplicate_points`).
 """
 from __future__ import annotations
@@ -42,11 +43,23 @@ def _step_value_line(path: str) -> bool:
     return True
 
 
+def _wandb_copy(folder: str) -> bool:
+    """Whether TorchRL's WandbLogger wrote the same experiment beside it: `{log_dir}/wandb/` holding a run whose id
+    is the experiment's name (`(offline-)run-{date}-{id}`), as BenchMARL's default `loggers: [csv, wandb]` leaves
+    it (benchmarl/experiment/logger.py:64-83: both loggers on one log_dir, the W&B id the experiment's name)."""
+    name = os.path.basename(folder.rstrip("/" + os.sep))
+    try:
+        with os.scandir(os.path.join(os.path.dirname(folder.rstrip("/" + os.sep)), "wandb")) as entries:
+            return any(e.name.endswith("-" + name) and e.name.startswith(("offline-run-", "run-")) for e in entries)
+    except OSError:
+        return False
+
+
 def detect_torchrl_csv(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """An experiment folder of TorchRL's CSVLogger: a `scalars` folder of `step,value` CSV files, and no event
-    files of TorchRL's TensorboardLogger beside it."""
+    """An experiment folder of TorchRL's CSVLogger: a `scalars` folder of `step,value` CSV files, and no other copy
+    of it — event files of TorchRL's TensorboardLogger in it, or its WandbLogger's run of the same id beside it."""
     scalars = os.path.join(folder, SCALARS)
-    if any(TB_FILE.match(name) for name in filenames) or not os.path.isdir(scalars):
+    if any(TB_FILE.match(name) for name in filenames) or not os.path.isdir(scalars) or _wandb_copy(folder):
         return []
     files = files_below(scalars, MAX_FILES, ".csv")
     return [("", tuple(files))] if files and _step_value_line(files[0]) else []
