@@ -6,7 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 import curriwatch
+from curriwatch.errors import InputError
 from writers import write_tb
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sacred"
@@ -87,3 +90,13 @@ def test_damaged_or_foreign_sacred_files(tmp_path):
     assert sorted(runs) == ["cut/1", "other/1"]
     assert [i.kind for i in runs["cut/1"].issues] == ["corrupt_record"]
     assert {i.kind for i in runs["other/1"].issues} >= {"corrupt_record", "no_profile"}
+
+
+def test_a_metrics_file_too_large_to_parse_whole_is_a_data_issue(tmp_path, monkeypatch):
+    """sacred's JSON is parsed whole: past MAX_BYTES it is reported, never loaded into memory."""
+    import curriwatch.readers.sacred as reader
+
+    monkeypatch.setattr(reader, "MAX_BYTES", 10_000)
+    shutil.copytree(FIXTURES / "results" / "sacred" / "qmix" / "3m" / "1", tmp_path / "run")
+    with pytest.raises(InputError, match="metrics.json: not a JSON object sacred wrote \\(larger than 10000 bytes"):
+        curriwatch.load(tmp_path)  # nothing else readable: one clear line (exit 2 in the CLI)

@@ -28,15 +28,16 @@ from .rows import RowSink, shown_path
 
 MARKERS = ("run.json", "config.json")
 METRICS, INFO = "metrics.json", "info.json"
-MAX_BYTES = 512 << 20  # a JSON file parsed whole; larger is a data issue, not a memory blow-up
+MAX_BYTES = 64 << 20  # a JSON file parsed whole (a long PyMARL run writes a few MB); larger is a data issue
 WALL = "\0timestamp"
 
 
-def _json(path: str, limit: int = MAX_BYTES):
+def _json(path: str, limit: int | None = None):
+    limit = MAX_BYTES if limit is None else limit
     with open_regular(path) as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"larger than {limit >> 20} MiB")
+        raise ValueError(f"larger than {limit} bytes")
     return json.loads(data)
 
 
