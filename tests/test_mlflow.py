@@ -93,6 +93,17 @@ def test_runs_mlflow_deleted_are_not_read(tmp_path):
     assert len(runs) == 2 and {r.profile for r in runs} == {"generic"}
 
 
+def test_a_database_row_with_a_step_no_integer_is_reported(tmp_path):
+    shutil.copy(FIXTURES / "mlflow.db", tmp_path)
+    con = sqlite3.connect(tmp_path / "mlflow.db")
+    con.execute("UPDATE metrics SET step = 'x' WHERE step = 7 AND key = 'train/level_1/reward'")
+    con.commit()
+    con.close()
+    runs = curriwatch.load(tmp_path).runs
+    (issue,) = [i for r in runs for i in r.issues if i.kind == "bad_step"]
+    assert issue.detail.startswith("1 point(s)")
+
+
 def test_reading_the_database_writes_nothing_beside_it(tmp_path):
     shutil.copy(FIXTURES / "mlflow.db", tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -106,7 +106,7 @@ def _run_name(run_dir: str) -> str | None:
 
 
 def read_mlflow(source: RunSource) -> RawRun:
-    if len(source.files) == 1 and source.files[0].endswith(DB_SUFFIXES) and not os.path.isdir(source.path):
+    if source.files and os.path.dirname(os.path.dirname(source.path)) == source.files[0]:  # {db}/{exp}/{run}
         return _read_db(source)
     raw = RawRun(source)
     name = _run_name(source.path)
@@ -154,7 +154,7 @@ def _read_db(source: RunSource) -> RawRun:
         row = con.execute("SELECT name FROM runs WHERE run_uuid = ?", (run_uuid,)).fetchone()
         if row and row[0]:
             raw.meta["name"] = str(row[0])
-        sink, key_now = None, None
+        sink, key_now, bad_steps = None, None, 0
         cursor = con.execute("SELECT key, value, timestamp, step, is_nan FROM metrics WHERE run_uuid = ? "
                              "ORDER BY key, timestamp, rowid", (run_uuid,))
         for key, value, timestamp, step, is_nan in cursor:
@@ -163,11 +163,15 @@ def _read_db(source: RunSource) -> RawRun:
                     sink.close()
                 sink, key_now = RowSink(raw, wall_key=WALL, skip=frozenset({WALL})), key
             if not isinstance(step, int) or abs(step) >= 2**62:
+                bad_steps += 1
                 continue
             value = float("nan") if is_nan else value
             sink.add({str(key): value, WALL: (timestamp or 0) / 1000.0}, step)
         if sink is not None:
             sink.close()
+        if bad_steps:
+            raw.issues.append(DataIssue("bad_step", source.name, (
+                f"{bad_steps} point(s) have a step that is no integer within int64 and are not in the frame")))
     except sqlite3.Error as err:
         raw.issues.append(DataIssue("corrupt_record", source.name, (
             f"the SQLite database could not be read to its end ({err}); the points before it were kept")))
