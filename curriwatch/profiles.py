@@ -372,6 +372,19 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "{alg}_seed{n}_{map}_{datetime}",
         ),
         Profile(
+            "nemo_rl",
+            (
+                # NVIDIA-NeMo/RL@7ea279ab nemo_rl/experience/rollouts.py:2718-2749: NeMo-Gym rollouts' per-agent
+                # `{agent}/{key}` statistics (experience/metric_utils.py:24-44: /mean /max /min /median /stddev),
+                # logged under the `train` or `validation` prefix (utils/logger.py:158-187, algorithms/grpo.py)
+                _p(r"^train/(?P<env>[^/]+)/(?P<metric>reward)/mean$", "train"),
+                _p(r"^validation/(?P<env>[^/]+)/(?P<metric>reward)/mean$", "eval"),
+            ),
+            performance_metric="reward",
+            description="NVIDIA NeMo-RL (NeMo-Gym agents): train/{agent}/reward/mean train, "
+            "validation/{agent}/reward/mean eval; env = the agent",
+        ),
+        Profile(
             "benchmarl",
             (
                 _p(r"^collection[/_]reward[/_](?P<metric>episode_reward_(?:mean|min|max))$", "train", env=RUN_ENV),
@@ -528,9 +541,18 @@ def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
 
 def detect_profile(tags: list[str], profiles: dict[str, Profile],
                    run_label: str = "run") -> tuple[Profile | None, dict[str, int]]:
-    """The profile claiming the most tags (first in order on ties) and every profile's count."""
-    counts = {name: sum(1 for t in tags if p.classify(t, run_label) is not None) for name, p in profiles.items()}
-    best = max(profiles, key=lambda name: counts[name], default=None)
+    """The profile claiming the most tags among those that find their performance metric in them (first in order
+    on ties), else the one claiming the most; and every profile's count. A profile that claims many keys but not
+    the metric it judges would leave the run unknown where another reads it: the generic profile takes NeMo-RL's
+    `train/{agent}/reward/mean` as env `{agent}/reward`, metric `mean`, and claims more of its keys."""
+    counts: dict[str, int] = {}
+    judges: dict[str, bool] = {}
+    for name, p in profiles.items():
+        hits = [hit for hit in (p.classify(t, run_label) for t in tags) if hit is not None]
+        metrics = {hit[2] for hit in hits}
+        counts[name] = len(hits)
+        judges[name] = p.performance_for(metrics) in metrics
+    best = max(profiles, key=lambda name: (judges[name], counts[name]), default=None)
     if best is None or counts[best] == 0:
         return None, counts
     return profiles[best], counts

@@ -189,3 +189,50 @@ def test_bad_user_profiles_name_the_key(tmp_path, body, message):
     config.write_text(body)
     with pytest.raises(ConfigError, match=message):
         curriwatch.load_config(config)
+
+
+def test_nemo_rl_per_agent_rewards_are_envs(tmp_path):
+    """NeMo-RL's TensorboardLogger (`{log_dir}/exp_001/tensorboard`) of GRPO over NeMo-Gym agents: per-agent
+    `{agent}/reward/{mean,max,min,median,stddev}` under `train/` every step and `validation/` every val_period
+    (nemo_rl/experience/rollouts.py:2718-2749, metric_utils.py:24-44), beside many run-level `train/{stat}/{agg}`
+    keys. The generic profile claims more of them (`train/{agent}/reward/mean` as env `{agent}/reward`, metric
+    `mean`) but finds no `reward`: the profile that finds its performance metric reads the run."""
+    import curriwatch
+    from writers import write_tb
+
+    series = {}
+    for agent, top in (("math_simple_agent", 0.8), ("code_simple_agent", 0.6)):
+        for stat in ("mean", "max", "min", "median", "stddev"):
+            series[f"train/{agent}/reward/{stat}"] = [(s, min(top, s / 100)) for s in range(1, 201)]
+        series[f"validation/{agent}/reward/mean"] = [(s, min(top, s / 100)) for s in range(0, 201, 10)]
+    for stat in ("gen_tokens_per_sample", "natural_termination_rate", "truncation_rate", "total_reward"):
+        for agg in ("mean", "max", "min"):
+            series[f"train/{stat}/{agg}"] = [(s, 300.0) for s in range(1, 201)]
+    write_tb(tmp_path / "logs" / "exp_001" / "tensorboard", series)
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, sorted(run.envs)) == ("nemo_rl", ["code_simple_agent", "math_simple_agent"])
+    f = ingest.frame
+    assert set(f.metric) == {"reward"} and len(f[f.split == "eval"]) == 2 * 21
+
+
+def test_benchmarl_wandb_keys_are_read_by_their_profile(tmp_path):
+    """BenchMARL's WandbLogger keeps `/` (benchmarl/experiment/logger.py:266-272): per-group `eval/{group}/…` and
+    `train/{group}/…` keys make the generic profile claim more, without a `reward` metric; `benchmarl` reads it."""
+    import curriwatch
+    from writers import write_wandb
+
+    rows = []
+    for it in range(60):
+        row = {"collection/reward/episode_reward_mean": min(50.0, it), "collection/reward/episode_reward_min": 0.0,
+               "collection/reward/episode_reward_max": 60.0, "train/agents/loss_actor": 0.1,
+               "train/agents/loss_qvalue": 0.2, "collection/agents/reward/episode_reward_mean": 1.0,
+               "counters/total_frames": 6000 * it}
+        if it % 5 == 0:
+            row.update({"eval/reward/episode_reward_mean": min(50.0, it), "eval/agents/reward/episode_reward_mean": 1.0,
+                        "eval/agents/reward/episode_reward_min": 0.0, "eval/agents/reward/episode_reward_max": 2.0})
+        rows.append(row)
+    name = "mappo_balance_mlp__1a2b3c4d_25_06_01-12_00_00"
+    write_wandb(tmp_path / "wandb", rows, run_id=name, name=name)
+    (run,) = curriwatch.load(tmp_path).runs
+    assert (run.profile, run.envs) == ("benchmarl", ["mappo_balance_mlp"])
