@@ -148,3 +148,18 @@ def test_a_run_of_more_metric_files_than_read_says_so(monkeypatch):
     cut = [r for r in runs if any(i.kind == "too_many_files" for i in r.issues)]
     (issue,) = [i for r in cut for i in r.issues if i.kind == "too_many_files"]
     assert len(cut) == 1 and "the first 4 metric files" in issue.detail  # the six-key run; sac-single has one
+
+
+def test_points_keep_mlflows_timestamps_as_wall_time():
+    """Each line's (or row's) millisecond timestamp is the point's wall time, in both stores."""
+    ingest = curriwatch.load(FIXTURES)
+    f = ingest.frame
+    for run in ingest.runs:
+        if not run.name.startswith("mlruns/") or run.profile != "generic":
+            continue
+        lines = (FIXTURES / run.name / "metrics" / "eval" / "level_1" / "reward").read_text().split("\n")
+        walls = {int(step): int(ts) / 1000.0 for ts, _v, step in (line.split() for line in lines if line)}
+        sel = f[(f.run.astype(str) == run.name) & (f.env_id == "level_1") & (f.split == "eval")]
+        assert dict(zip(sel.step.astype(int), sel.wall_time)) == walls
+    db = f[f.run.astype(str).str.startswith("mlflow.db/")]
+    assert len(db) and (db.wall_time > 1.7e9).all()

@@ -100,3 +100,13 @@ def test_a_metrics_file_too_large_to_parse_whole_is_a_data_issue(tmp_path, monke
     shutil.copytree(FIXTURES / "results" / "sacred" / "qmix" / "3m" / "1", tmp_path / "run")
     with pytest.raises(InputError, match="metrics.json: not a JSON object sacred wrote \\(larger than 10000 bytes"):
         curriwatch.load(tmp_path)  # nothing else readable: one clear line (exit 2 in the CLI)
+
+
+def test_points_keep_sacreds_timestamps_as_wall_time():
+    from datetime import datetime
+
+    run = FIXTURES / "results" / "sacred" / "qmix" / "3m" / "1"
+    entry = json.loads((run / "metrics.json").read_text())["test_battle_won_mean"]
+    f = curriwatch.load(FIXTURES).frame
+    sel = f[(f.env_id == "3m") & (f.split == "eval") & (f.metric == "battle_won_mean")].sort_values("step")
+    assert list(sel.wall_time) == [datetime.fromisoformat(t).timestamp() for t in entry["timestamps"]]

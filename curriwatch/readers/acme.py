@@ -26,7 +26,7 @@ import os
 
 from ..discover import TB_FILE
 from ..model import DataIssue, RawRun, RunSource
-from .rows import RowSink, csv_header, iter_csv_cells, shown_path, text_files
+from .rows import RowSink, csv_header, iter_csv_cells, number, shown_path, text_files
 
 LOGS = "logs"
 LOG_FILE = "logs.csv"
@@ -87,12 +87,7 @@ class _LabelRows:
         self.by_own = 0  # rows left on the label's own counter
 
     def add(self, values: dict) -> None:
-        num = {}
-        for key, value in values.items():
-            try:
-                num[key] = float(value)
-            except (TypeError, ValueError):
-                continue
+        num = {key: v for key, v in ((key, number(value)) for key, value in values.items()) if v is not None}
         step = num.get(STEP, num.get("steps"))  # an unprefixed EnvironmentLoop counts the env steps as `steps`
         if step is not None:
             for key, count in num.items():

@@ -36,7 +36,6 @@ METRICS = "metrics"
 RUN_NAME_TAG = os.path.join("tags", "mlflow.runName")
 MAX_FILES = 100_000  # metric files of one run
 NAME_BYTES = 4096
-WALL = "\0timestamp"  # the line's timestamp, carried to the sink as wall time (never a key of a file)
 
 
 def detect_mlflow(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -115,8 +114,7 @@ def read_mlflow(source: RunSource) -> RawRun:
     metrics = os.path.join(source.path, METRICS)
     if len(source.files) >= MAX_FILES:
         raw.issues.append(too_many_files(source.name, MAX_FILES, "metric files"))
-    for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw, wall_key=WALL,
-                                                                                skip=frozenset({WALL}))):
+    for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
         key = os.path.relpath(path, metrics).replace(os.sep, "/")
         for lineno, _offset, text in iter_lines(f, report):
             parts = text.split()
@@ -134,7 +132,7 @@ def read_mlflow(source: RunSource) -> RawRun:
             if abs(step) >= 2**62:
                 report.bad.append((lineno, "a step outside int64"))
                 continue
-            sink.add({key: parts[1], WALL: wall}, step)
+            sink.add({key: parts[1]}, step, wall)
     return raw
 
 
@@ -161,12 +159,12 @@ def _read_db(source: RunSource) -> RawRun:
             if key != key_now:  # each key alone, as each metric file of the file store
                 if sink is not None:
                     sink.close()
-                sink, key_now = RowSink(raw, wall_key=WALL, skip=frozenset({WALL})), key
+                sink, key_now = RowSink(raw), key
             if not isinstance(step, int) or abs(step) >= 2**62:
                 bad_steps += 1
                 continue
             value = float("nan") if is_nan else value
-            sink.add({str(key): value, WALL: (timestamp or 0) / 1000.0}, step)
+            sink.add({str(key): value}, step, (timestamp or 0) / 1000.0)
         if sink is not None:
             sink.close()
         if bad_steps:

@@ -85,8 +85,9 @@ class RowSink:
         rows = raw.row
         self.next_row = max(rows[-1] + 1 if rows else 0, raw.text_points[-1][2] + 1 if raw.text_points else 0)
 
-    def add(self, values: dict, step: int | None = None) -> None:
-        """One row: `values` maps key -> raw value (None or "" = not logged in this row)."""
+    def add(self, values: dict, step: int | None = None, wall: float | None = None) -> None:
+        """One row: `values` maps key -> raw value (None or "" = not logged in this row); `step` and `wall` (its
+        wall time) where the reader knows them outside `values`, else from the sink's step and wall keys."""
         row = self.next_row
         self.next_row += 1
         nums: list[tuple[str, float]] = []
@@ -112,7 +113,8 @@ class RowSink:
         if step is None:
             step = row
         self._check_restart(step, found.get(self.restart_key) if self.restart_key else None)
-        wall = found.get(self.wall_key, math.nan) if self.wall_key else math.nan
+        if wall is None:
+            wall = found.get(self.wall_key, math.nan) if self.wall_key else math.nan
         raw, codes = self.raw, self.codes
         if self.skip:
             nums = [(k, v) for k, v in nums if k not in self.skip]

@@ -24,12 +24,11 @@ from datetime import datetime
 
 from ..model import DataIssue, RawRun, RunSource
 from .lines import open_regular
-from .rows import RowSink, shown_path
+from .rows import RowSink, shown_path, whole_step
 
 MARKERS = ("run.json", "config.json")
 METRICS, INFO = "metrics.json", "info.json"
 MAX_BYTES = 64 << 20  # a JSON file parsed whole (a long PyMARL run writes a few MB); larger is a data issue
-WALL = "\0timestamp"
 
 
 def _json(path: str, limit: int | None = None):
@@ -132,15 +131,14 @@ def read_sacred(source: RunSource) -> RawRun:
         if not isinstance(steps, list) or not isinstance(values, list) or len(steps) != len(values):
             bad.append(key)
             continue
-        sink = RowSink(raw, wall_key=WALL, skip=frozenset({WALL}))
+        sink = RowSink(raw)
         stamps = stamps if isinstance(stamps, list) and len(stamps) == len(steps) else [None] * len(steps)
         for step, value, stamp in zip(steps, values, stamps):
-            if isinstance(step, float) and step.is_integer():
-                step = int(step)
-            if not isinstance(step, int) or isinstance(step, bool) or abs(step) >= 2**62:
+            step = whole_step(step)
+            if step is None:
                 bad.append(key)
                 continue
-            sink.add({key: value, WALL: _wall(stamp)}, step)
+            sink.add({key: value}, step, _wall(stamp))
         sink.close()
     if bad:
         raw.issues.append(DataIssue("corrupt_record", shown, (

@@ -17,8 +17,8 @@ import os
 from ..discover import TB_FILE
 from ..model import RawRun, RunSource
 from .files import files_below, too_many_files
-from .lines import iter_lines, open_regular
-from .rows import RowSink, text_files
+from .lines import iter_lines
+from .rows import RowSink, csv_header, text_files
 
 SCALARS = "scalars"
 MAX_FILES = 100_000
@@ -27,12 +27,7 @@ SNIFF_BYTES = 4096
 
 def _step_value_line(path: str) -> bool:
     """The file's first line is `step,value`: a whole number and a number."""
-    try:
-        with open_regular(path) as f:
-            head = f.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    cells = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(",")
+    cells = csv_header(path, SNIFF_BYTES)
     if len(cells) != 2:
         return False
     try:
