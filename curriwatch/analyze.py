@@ -18,7 +18,7 @@ from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
 from .ingest import Ingest, RunInfo
 from .lessons import judged_tracks, lesson_tracks, stage_timeline
 from .model import DataIssue
-from .profiles import BUILTIN_PROFILES, all_profiles, level_of
+from .profiles import all_profiles, level_of
 from .report import Report, RunReport
 from .rules import RULES, rule_settings
 from .stats import median
@@ -58,8 +58,6 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
             for info in ingest.runs}
     saved = {info.name: _saved_state(info, ingest.logdir, state_file, runs[info.name]) for info in ingest.runs}
     sign_of = _direction(config, {info.name: info for info in ingest.runs}, perf)
-    rolling = {info.name: BUILTIN_PROFILES[info.profile].rolling_mean_splits for info in ingest.runs
-               if info.profile in BUILTIN_PROFILES}
     profiles = all_profiles(config.user_profiles)
     profile_of = {info.name: profiles.get(info.profile or "") for info in ingest.runs}
     max_levels = _last_values(ingest.frame, {p.max_level_metric for p in profile_of.values()
@@ -81,7 +79,7 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
         run_envs = [e for e in run_envs if e.env_id not in holders]
         top = run_rate_top(run_envs)
         for env in run_envs:  # before any series is fitted (fits are cached, and run_reference fits them)
-            env.cache["rolling_mean_splits"] = rolling.get(env.run, ())
+            env.cache["rolling_mean_splits"] = profile.rolling_mean_splits if profile else ()
             env.cache["last_level"] = env.env_id in last
             env.cache["run_top"] = top
         references = run_reference(run_envs)

@@ -181,6 +181,11 @@ _PYMARL_RUN = re.compile(r"(?:^|/)[^/]+?_seed-?\d+_(?P<env>[^/]+)_\d{4}-\d{2}-\d
 # (benchmarl/experiment/logger.py:113-240, :367-392); loggers other than W&B get them with `/` made `_` (:266-272).
 _BENCHMARL_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)__[0-9a-f]{8}_\d{2}_\d{2}_\d{2}-\d{2}_\d{2}_\d{2}$")
 _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
+# OpenAI baselines (openai/baselines@ea25b9e). Its logger writes `{dir}/progress.csv` by default
+# (baselines/logger.py:389-391: OPENAI_LOG_FORMAT 'stdout,log,csv'; :102-133 CSVOutputFormat) and, with the
+# `tensorboard` format, a TensorBoard copy at the dump count into `{dir}/tb/` (:139-170, :87 make_output_format);
+# `dir` is OPENAI_LOGDIR, else `openai-{datetime}` in the temp folder (:376-380). One run is one env.
+_BASELINES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/tb$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -397,6 +402,38 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "eval (or with `_` for `/`: TensorBoard, CSV); env = the experiment's {algorithm}_{task}_{model}",
         ),
         Profile(
+            "baselines",
+            (
+                # the mean return and length of the last 100 episodes: a2c/acktr/ppo2 `eprewmean|eplenmean`
+                # (a2c/a2c.py:200, :228-229; ppo2/ppo2.py:118, :201-202) and ppo2's eval env's
+                # `eval_eprewmean|eval_eplenmean` (ppo2/ppo2.py:120, :204-205); ppo1/trpo_mpi `EpRewMean|EpLenMean`
+                # (ppo1/pposgd_simple.py:138-139, :202-203; 40 episodes in trpo_mpi/trpo_mpi.py:276-277, :378-379);
+                # deepq's `mean 100 episode reward` (deepq/deepq.py:309, :314)
+                _p(r"^(?:eprewmean|EpRewMean|mean 100 episode reward)$", "train", "eprewmean", RUN_ENV),
+                _p(r"^(?:eplenmean|EpLenMean)$", "train", "eplenmean", RUN_ENV),
+                _p(r"^eval_(?P<metric>eprewmean|eplenmean)$", "eval", env=RUN_ENV),
+            ),
+            performance_metric="eprewmean",
+            run_env=_BASELINES_RUN,
+            rolling_mean_splits=("train", "eval"),
+            description="OpenAI baselines (a2c, acktr, ppo1, ppo2, trpo_mpi, deepq): eprewmean (EpRewMean, mean 100 "
+            "episode reward: a rolling mean of the last episodes) train, ppo2's eval_eprewmean eval; env = the "
+            "logger's folder (OPENAI_LOGDIR), progress.csv or its tb/ copy",
+        ),
+        Profile(
+            "her",
+            (
+                # baselines' HER logs per epoch the evaluator's `test/` and the exploring workers' `train/` stats
+                # (her/her.py:53-60; her/rollout.py:156-168: success_rate over the epoch's rollouts, the history
+                # cleared each epoch, her.py:38, :49), beside `epoch`, `stats_o|stats_g/*`
+                _p(r"^(?P<split>train|test)/(?P<metric>success_rate)$", env=RUN_ENV),
+            ),
+            performance_metric="success_rate",
+            run_env=_BASELINES_RUN,
+            description="OpenAI baselines' HER: train/success_rate (exploring workers) train, test/success_rate "
+            "eval, per epoch; env = the logger's folder (OPENAI_LOGDIR), progress.csv or its tb/ copy",
+        ),
+        Profile(
             "generic",
             (
                 _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),
@@ -417,7 +454,8 @@ def profile_from_config(name: str, spec: dict) -> Profile:
     where = f"profiles.{name}"
     if not isinstance(spec, dict):
         raise ConfigError(f"{where}: expected a mapping, got {type(spec).__name__}")
-    allowed = {"patterns", "performance_metric", "step_key", "description", "count_metric", "run_env"}
+    allowed = {"patterns", "performance_metric", "step_key", "description", "count_metric", "run_env",
+               "rolling_mean"}
     for key in spec:
         if key not in allowed:
             raise ConfigError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(allowed))})")
@@ -445,8 +483,16 @@ def profile_from_config(name: str, spec: dict) -> Profile:
         run_env = compile_user_regex(where + ".run_env", run_env)
         if "env" not in run_env.groupindex:
             raise ConfigError(f"{where}.run_env: needs a named group (?P<env>...): {short(spec['run_env'])}")
+    rolling = spec.get("rolling_mean", [])
+    rolling = [rolling] if isinstance(rolling, str) else rolling
+    if not isinstance(rolling, list) or not all(isinstance(r, str) and r in _SPLIT_ALIASES for r in rolling):
+        raise ConfigError(f"{where}.rolling_mean: expected a split or a list of splits ({', '.join(SPLITS)}), "
+                          f"got {short(spec['rolling_mean'])}")
+    rolling_splits = tuple(dict.fromkeys(_SPLIT_ALIASES[r] for r in rolling))
+    if "state" in rolling_splits:
+        raise ConfigError(f"{where}.rolling_mean: a state series is no rolling mean (give train or eval)")
     return Profile(name, compiled, perf, tuple(step_keys), description[:500], builtin=False,
-                   count_metric=count, run_env=run_env)
+                   count_metric=count, run_env=run_env, rolling_mean_splits=rolling_splits)
 
 
 def _pattern_from_config(where: str, spec) -> TagPattern:

@@ -375,3 +375,61 @@ def cleanrl_ppo_envpool_xla(runs_dir, env_id: str, returns: list[float], *, seed
             writer.add_scalar(key, value, global_step, walltime=wall)
     writer.close()
     return Path(runs_dir) / run_name
+
+
+# --------------------------------------------------------------------------- OpenAI baselines
+
+class BaselinesPPO2:
+    """baselines' ppo2.learn logging (openai/baselines@ea25b9e baselines/ppo2/ppo2.py), call for call: per update,
+    a runner batch of nsteps x nenvs steps whose finished episodes' infos extend `epinfobuf`, a deque of the last
+    100 (:118, :141-146); every log_interval updates (and the first) logkv of misc/serial_timesteps, misc/nupdates,
+    misc/total_timesteps, fps, misc/explained_variance, eprewmean and eplenmean (`safemean` of the deque: NaN while
+    it is empty), misc/time_elapsed and the losses (:185-209), then dumpkvs. The logger (baselines/logger.py:389-395)
+    writes progress.csv in `folder` (tests/writers.BaselinesCsvOutput) and, with `tensorboard` among its formats,
+    every numeric value at the dump count from 1 into `folder/tb/` (TensorBoardOutputFormat, :139-170; tensorboardX in
+    place of TensorFlow's event writer)."""
+
+    LOSS_NAMES = ("policy_loss", "value_loss", "policy_entropy", "approxkl", "clipfrac")
+
+    def __init__(self, folder, *, nenvs: int = 4, nsteps: int = 128, episode_length: int = 64, noise: float = 10.0,
+                 tensorboard: bool = False, seed: int = 0):
+        from writers import BaselinesCsvOutput
+
+        os.makedirs(folder, exist_ok=True)
+        self.csv = BaselinesCsvOutput(os.path.join(folder, "progress.csv"))
+        self.tb = None
+        if tensorboard:
+            from tensorboardX import SummaryWriter
+
+            self.tb = SummaryWriter(os.path.join(folder, "tb"), flush_secs=3600)
+        self.tb_step = 1
+        self.nenvs, self.nsteps = nenvs, nsteps
+        self.rng = np.random.default_rng(seed)
+        self.episodes = _Episodes(nenvs, self.rng, episode_length, noise, None)
+        self.epinfobuf: deque = deque(maxlen=100)
+
+    def learn(self, returns: list[float], log_interval: int = 1) -> None:
+        nbatch = self.nenvs * self.nsteps
+        for update, level in enumerate(returns, start=1):
+            for _ in range(self.nsteps):
+                self.epinfobuf.extend(info["episode"] for info in self.episodes.step(level) if info is not None)
+            if update % log_interval == 0 or update == 1:
+                rewards = [ep["r"] for ep in self.epinfobuf]
+                kvs = {"misc/serial_timesteps": update * self.nsteps, "misc/nupdates": update,
+                       "misc/total_timesteps": update * nbatch, "fps": 1000, "misc/explained_variance": 0.5,
+                       "eprewmean": float(np.mean(rewards)) if rewards else float("nan"),
+                       "eplenmean": float(np.mean([ep["l"] for ep in self.epinfobuf])) if rewards else float("nan"),
+                       "misc/time_elapsed": update * 0.5}
+                kvs.update({"loss/" + name: 0.01 for name in self.LOSS_NAMES})
+                self.dumpkvs(kvs)
+        self.csv.close()
+        if self.tb is not None:
+            self.tb.close()
+
+    def dumpkvs(self, kvs: dict) -> None:
+        self.csv.writekvs(kvs)
+        if self.tb is not None:
+            for key, value in kvs.items():
+                self.tb.add_scalar(key, value, self.tb_step, walltime=WALL0 + self.tb_step)
+            self.tb.flush()
+            self.tb_step += 1

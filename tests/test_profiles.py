@@ -183,6 +183,12 @@ def test_state_words_take_the_step_of_their_row_like_the_numbers_beside_them(tmp
     ("profiles:\n  p:\n    patterns: ['^(?P<env>.+)$']\n    colour: red\n", r"profiles.p.colour: unknown key"),
     ("profiles:\n  p:\n    patterns: [{regex: '^(?P<metric>r)$', env: '{run}', split: train}]\n"
      "    performance_metric: r\n    run_env: 'log/([^/]+)/'\n", r"profiles.p.run_env: needs a named group \(\?P<env>"),
+    ("profiles:\n  p:\n    patterns: [{regex: '^(?P<metric>r)$', env: '{run}', split: train}]\n"
+     "    performance_metric: r\n    rolling_mean: [train, episodes]\n", r"profiles.p.rolling_mean: expected a split"),
+    ("profiles:\n  p:\n    patterns: [{regex: '^(?P<metric>r)$', env: '{run}', split: train}]\n"
+     "    performance_metric: r\n    rolling_mean: {train: 100}\n", r"profiles.p.rolling_mean: expected a split"),
+    ("profiles:\n  p:\n    patterns: [{regex: '^(?P<metric>r)$', env: '{run}', split: train}]\n"
+     "    performance_metric: r\n    rolling_mean: state\n", r"profiles.p.rolling_mean: a state series is no rolling"),
 ])
 def test_bad_user_profiles_name_the_key(tmp_path, body, message):
     config = tmp_path / "c.yaml"
