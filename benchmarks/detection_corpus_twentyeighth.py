@@ -35,8 +35,9 @@ RL; per-dataset evaluations through W&B), and TorchRL's MLFlowLogger (the sota-i
              evaluation-index axis; the actor's, on env steps 1e4..1e6 times larger, are left out, unclaimed); each env
              swept from `logger.base_exp_path=results/{env}`, env by `run_env`. stoix_wandb: train
              (`actor/episode_return/mean`, the mean over the rollout's completed episodes, exploring) + eval at the env
-             steps; each env's sweep launched from `sweeps/{env}/` (W&B's `wandb/` in the working directory); the profile's
-             `run_env` on that path is not used for a W&B run, so the env is the W&B name, Stoix's unique_token;
+             steps; each env's sweep launched from `sweeps/{env}/` (W&B's `wandb/` in the working directory), env by the
+             profile's `run_env` on that path (Stoix's W&B name, its unique_token, holds no env; when the corpus was
+             written curriwatch searched `run_env` in a W&B run's name alone, and the env was that token);
              `group_tag` set per run (the default `[delete]` would join every Stoix run under the logdir
              into one W&B group).
   slime      THUDM/slime@624b824a898ab0ec1fcb4d373004c7f3852bf515: slime/observability/wandb_utils.py:22-79 the
@@ -101,8 +102,8 @@ Choices where the README leaves room (a hidden corpus may choose otherwise):
   - slime's resumes (a new W&B run in a new random group) and its TensorBoard adapter are not written; with
     `--wandb-dir` set, the driver's primary run (group, name, config, no rows), the RolloutManager's secondary
     (rollout / eval rows) and the Megatron actor's secondary (`train/*` rows) are three offline folders of one id;
-  - stoix_wandb's env is the W&B run name (Stoix's unique_token): the profile's `run_env` on the folder path
-    (`sweeps/{env}/wandb/`) is not used for a W&B run (read as: searched in its W&B name);
+  - stoix_wandb's env is found by the profile's `run_env` on the folder path (`sweeps/{env}/wandb/`): curriwatch
+    searched a W&B run's name alone until the twenty-ninth round;
   - MLflow's file store is written by hand (mlflow is not installed here); TorchRL's checkpoint restores (a new
     MLflow run in the same experiment) are not written; SAC's evaluation is k = 1..4 parallel eval envs, one episode
     each (the mean).
@@ -128,10 +129,9 @@ N_RUNS = 60
 SMALL_RUNS = 6
 CYCLE = ("stoix_tb", "slime", "torchrl_mlflow", "stoix_wandb", "slime", "torchrl_mlflow")
 UNREAD = ()  # conventions whose files curriwatch does not read (none of these three)
-# problems curriwatch reports on these conventions, kept (not worked around) and named here so that the build test
-# tells them from new ones: slime's primary W&B folder (the group record, no rows) is not joined with the two
-# secondary folders of the same id (no group record) that hold the rows, and is reported as a run of its own, unknown
-KNOWN_PROBLEMS = (r"^slime/w\d+_slime/wandb/offline-run-\d{8}_\d{6}-[a-z0-9]{8}: run unknown: no points were read$",)
+# (when the corpus was written, slime's primary W&B folder — the group record, no rows — was not joined with the two
+# secondary folders of the same id that hold the rows, and was a run of its own, unknown; joined since the
+# twenty-ninth round)
 EVENTS = ("graduated_regression", "training_stagnation", "performance_volatility", "unexpected_transition",
           "eval_gap", "prolonged_training")
 CONFIGS = {
@@ -648,9 +648,8 @@ def plan_stoix(run: dict, rng) -> tuple[list[Env], float]:
         e.params["train_G"] = 1.0  # the profile claims evals only
         span = float(N - 1)
     else:
-        # env named by the W&B run name (unique_token): curriwatch does not search `run_env` in a W&B run's folder
-        # path (README: "searched in the run's path (or its W&B name)"), and Stoix's W&B name holds no env
-        e = Env(token, N, float(spe), spe, s0, s1, 0.0, kind="episodes", n=float(n_eval))
+        # env by the profile's `run_env` on the sweep folder's path: Stoix's W&B name (unique_token) holds no env
+        e = Env(game, N, float(spe), spe, s0, s1, 0.0, kind="episodes", n=float(n_eval))
         e.params["train_G"] = float(spe)
         span = float(N * spe - spe)
     e.params.update(game_kind="gauss", A=A, B=B, sd_ep=sd, lo=-0.3, hi=1.1, ep_len=ep_len, wave=0)

@@ -391,18 +391,20 @@ def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:
 
 def _run_env(raw: RawRun, run_name: str, profile: Profile) -> str:
     """The env a `{run}` pattern stands for: the reader's hint, else the `env` group of the profile's
-    `run_env` regex on the run's path (a W&B run's name), else the run's own name — a W&B run's name,
+    `run_env` regex on a W&B run's name, else on the run's path, else the run's own name — a W&B run's name,
     else its folder's."""
     if raw.env_hint:
         return raw.env_hint
     path = raw.source.path.rstrip("/\\").replace("\\", "/")
     own = raw.meta.get("name")
     if profile.run_env is not None:
-        # searched anywhere in the run's path (or W&B name): a user's `run_env: 'log/(?P<env>[^/]+)/'` needs no
-        # anchor; the built-in ones anchor themselves
-        m = profile.run_env.search(own or path)
-        if m and m.group("env"):
-            return m.group("env")
+        # searched anywhere in the text: a user's `run_env: 'log/(?P<env>[^/]+)/'` needs no anchor; the built-in
+        # ones anchor themselves. A W&B run's folder path counts too (a sweep's `sweeps/{env}/wandb/` for runs
+        # named by a timestamp, as Stoix names them: EdanToledo/Stoix@8fff19c stoix/utils/logger.py:301-319)
+        for text in (own, path):
+            m = profile.run_env.search(text) if text else None
+            if m and m.group("env"):
+                return m.group("env")
     name = own or run_name.rstrip("/").rsplit("/", 1)[-1]
     return name if name not in ("", ".") else (path.rsplit("/", 1)[-1] or "run")
 

@@ -242,15 +242,27 @@ def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[
     """Sources of one experiment together, in reading order, with (label, why) for real groups."""
     groups: dict[tuple, list[SourceResult]] = {}
     why: dict[tuple, tuple[str, str] | None] = {}
+    # Folders of one W&B run id where only one records the group: slime's driver inits the run with its group and
+    # logs nothing, its rollout manager and actor log the rows under the same id without one (THUDM/slime@624b824
+    # slime/observability/wandb_utils.py:22-79, :123-176). The id's group is every folder's.
+    id_groups = {_run_id_key(r): r.meta["group"] for r in results if r.meta.get("group") and _run_id_key(r)}
     for result in results:
-        key, reason = _group_key(result, grouper)
+        key, reason = _group_key(result, grouper, id_groups.get(_run_id_key(result)))
         groups.setdefault(key, []).append(result)
         why.setdefault(key, reason)
     return [(members, why[key] if len(members) > 1 else None) for key, members in groups.items()]
 
 
-def _group_key(result: SourceResult, grouper) -> tuple[tuple, tuple[str, str] | None]:
-    """(grouping key, (group label, why)) of one source; the key is unique when it has no group."""
+def _run_id_key(result: SourceResult) -> tuple[str, str] | None:
+    """A W&B source's run id within its folder (offline folders of one id are one run), else None."""
+    if result.source.source != "wandb" or not result.meta.get("run_id"):
+        return None
+    return os.path.dirname(result.source.path), result.meta["run_id"]
+
+
+def _group_key(result: SourceResult, grouper, id_group: str | None = None) -> tuple[tuple, tuple[str, str] | None]:
+    """(grouping key, (group label, why)) of one source; the key is unique when it has no group. `id_group`: the
+    W&B group another folder of the same run id records."""
     meta, source = result.meta, result.source
     ids = [x for x in (meta.get("run_id"), meta.get("name")) if x]
     if grouper is not None:
@@ -259,8 +271,9 @@ def _group_key(result: SourceResult, grouper) -> tuple[tuple, tuple[str, str] | 
             if m is not None:
                 value = m.groupdict().get("group") or m.group(0)
                 return ("pattern", value), (value, f"matched by --group: {value}")
-    if meta.get("group"):
-        return ("wandb-group", meta["group"]), (meta["group"], f"W&B group {meta['group']}")
+    group = meta.get("group") or id_group
+    if group:
+        return ("wandb-group", group), (group, f"W&B group {group}")
     for text in ids:
         m = _ROLLOUT_WORKER.match(text)
         if m:

@@ -267,6 +267,49 @@ def test_offline_resume_with_one_run_id_is_one_run_with_duplicates(tmp_path):
     assert len(dup) == 1 and dup[0].detail.startswith("2 point(s)")
 
 
+
+def test_folders_of_one_run_id_join_the_group_one_of_them_records(tmp_path):
+    """slime (THUDM/slime@624b824 slime/observability/wandb_utils.py:22-79, :123-176): the driver inits the run with
+    its group and logs no row; the rollout manager and the actor log under the same id without a group. One run,
+    named after the group, every point; no run of its own for the group's folder (was: `unknown`, no points)."""
+    wandb_dir = tmp_path / "wandb"
+    write_wandb(wandb_dir, [], run_id="sl1", group="grpo_x1", name="qwen-grpo", stamp="20260101_000000")
+    write_wandb(wandb_dir, [{"eval/gsm8k/reward": 0.1 * k} for k in range(5)], steps=list(range(5)), run_id="sl1",
+                stamp="20260101_000001")
+    write_wandb(wandb_dir, [{"train/gsm8k/reward": 0.2 * k} for k in range(3)], steps=list(range(3)), run_id="sl1",
+                stamp="20260101_000002")
+    write_wandb(wandb_dir, [{"train/math/reward": 0.5}], steps=[0], run_id="other")  # another id: a run of its own
+    ingest = curriwatch.load(tmp_path)
+    assert sorted(r.name for r in ingest.runs) == ["wandb/grpo_x1", "wandb/offline-run-20260101_000000-other"]
+    info = ingest.run("wandb/grpo_x1")
+    assert len(info.members) == 3
+    assert series(ingest.frame, "gsm8k", "eval", "reward", "wandb/grpo_x1") == [(k, pytest.approx(0.1 * k))
+                                                                              for k in range(5)]
+    assert series(ingest.frame, "gsm8k", "train", "reward", "wandb/grpo_x1") == [(k, pytest.approx(0.2 * k))
+                                                                               for k in range(3)]
+    report = curriwatch.analyze(ingest).to_dict()
+    (run,) = [r for r in report["runs"] if r["run"] == "wandb/grpo_x1"]
+    assert run["health_status"] != "unknown" and [e["env_id"] for e in run["environments"]] == ["gsm8k"], run
+
+
+def test_run_env_is_searched_in_a_wandb_runs_folder_path_when_its_name_holds_none(tmp_path):
+    """Stoix (EdanToledo/Stoix@8fff19c stoix/utils/logger.py:301-319) names each W&B run by a timestamp token; a sweep
+    launched per env from `sweeps/{env}/` leaves the env in the folder's path alone."""
+    config = tmp_path / "c.yaml"
+    config.write_text("profiles:\n  stoix:\n    patterns:\n"
+                      "      - {regex: '^evaluator/episode_return/mean$', env: '{run}', split: eval, metric: return}\n"
+                      "    performance_metric: return\n    run_env: 'sweeps/(?P<env>[^/]+)/wandb/'\n")
+    for env, token in (("CartPole-v1", "20250912034912"), ("Acrobot-v1", "20250912041002")):
+        write_wandb(tmp_path / "sweeps" / env / "wandb", [{"evaluator/episode_return/mean": 10.0 * k} for k in range(4)],
+                    steps=[1000 * k for k in range(4)], run_id=token[-8:], name=token)
+    ingest = curriwatch.load(tmp_path, config=str(config))
+    assert sorted(ingest.frame.env_id.unique()) == ["Acrobot-v1", "CartPole-v1"]
+    # a run_env the name matches still wins over the path: BenchMARL's W&B name holds its experiment
+    config.write_text(config.read_text().replace("sweeps/(?P<env>[^/]+)/wandb/", "^(?P<env>2025\\d{4})"))
+    ingest = curriwatch.load(tmp_path, config=str(config))
+    assert sorted(ingest.frame.env_id.unique()) == ["20250912"]
+
+
 # ---- 11.1 run groups ----------------------------------------------------------------------
 
 def test_marin_rollout_workers_are_one_experiment(tmp_path):
