@@ -186,6 +186,14 @@ _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 # `tensorboard` format, a TensorBoard copy at the dump count into `{dir}/tb/` (:139-170, :87 make_output_format);
 # `dir` is OPENAI_LOGDIR, else `openai-{datetime}` in the temp folder (:376-380). One run is one env.
 _BASELINES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/tb$")
+# Isaac Lab's trainers (isaac-sim/IsaacLab@011c373c scripts/reinforcement_learning/{rsl_rl,rl_games,skrl}/train.py)
+# log one task a run into a folder named by its start time under the experiment's: rsl_rl
+# `logs/rsl_rl/{experiment_name}/{%Y-%m-%d_%H-%M-%S}[_{run_name}]`, skrl `logs/skrl/{directory}/{datetime}_{algorithm}
+# _{framework}[_{name}]`, rl_games `logs/rl_games/{name}/{datetime}/summaries` (rl_games alone: `runs/{name}_{%d-%H-%M-%S}
+# /summaries`, Denys88/rl_games@262cf20 rl_games/common/a2c_common.py:181-186, :439-451). The env is the experiment.
+_DATED_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{2,4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}[^/]*$")
+_RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?/(?:\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}/)?"
+                           r"summaries$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -432,6 +440,51 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             run_env=_BASELINES_RUN,
             description="OpenAI baselines' HER: train/success_rate (exploring workers) train, test/success_rate "
             "eval, per epoch; env = the logger's folder (OPENAI_LOGDIR), progress.csv or its tb/ copy",
+        ),
+        Profile(
+            "rsl_rl",
+            (
+                # leggedrobotics/rsl_rl@c281c32 rsl_rl/utils/logger.py:53-54, :146, :225-226: the mean return and length
+                # of the last 100 finished episodes, at the iteration; `…/time` copies on wall-clock seconds (:228-233)
+                # are another axis, left out
+                _p(r"^Train/(?P<metric>mean_reward|mean_episode_length)$", "train", env=RUN_ENV),
+            ),
+            performance_metric="mean_reward",
+            run_env=_DATED_RUN,
+            rolling_mean_splits=("train",),
+            description="rsl_rl (Isaac Lab, legged_gym): Train/mean_reward train (the last 100 episodes' mean return, "
+            "a rolling mean); env = the experiment folder above the dated run folder",
+        ),
+        Profile(
+            "rl_games",
+            (
+                # rl_games/common/a2c_common.py:386-390, :1718-1727: `rewards/step` and `episode_lengths/step` at the
+                # frame count, an AverageMeter over ~100 games (common/torch_ext.py:326-352); the `/iter` and `/time`
+                # copies are on other axes, left out; the default observer's `scores/mean` (algo_observer.py:51-54)
+                _p(r"^rewards/step$", "train", "reward", RUN_ENV),
+                _p(r"^episode_lengths/step$", "train", "episode_length", RUN_ENV),
+                _p(r"^scores/mean$", "train", "score", RUN_ENV),
+            ),
+            performance_metric="reward",
+            run_env=_RL_GAMES_RUN,
+            rolling_mean_splits=("train",),
+            description="rl_games (IsaacGymEnvs, Isaac Lab): rewards/step train (a running mean of ~100 games at the "
+            "frame count); env = the experiment (runs/{name}_{time}/summaries or {name}/{datetime}/summaries)",
+        ),
+        Profile(
+            "skrl",
+            (
+                # Toni-SM/skrl@c29ced6 skrl/agents/torch/base.py:129-130, :254-264, :371-393: at each write interval
+                # the step-weighted mean over the episodes finished in it (the deque is cleared at each write)
+                # (skrl's own EventFileWriter keeps the tag as it is, utils/tensorboard.py:19-26; tensorboardX's
+                # writer, which skrl < 1.4 used, makes spaces and brackets `_`)
+                _p(r"^Reward[ _]/[ _]Total[ _]reward[ _][(_]mean[)_]$", "train", "total_reward", RUN_ENV),
+                _p(r"^Episode[ _]/[ _]Total[ _]timesteps[ _][(_]mean[)_]$", "train", "episode_length", RUN_ENV),
+            ),
+            performance_metric="total_reward",
+            run_env=_DATED_RUN,
+            description="skrl (Isaac Lab): `Reward / Total reward (mean)` train; env = the experiment folder above the "
+            "dated run folder",
         ),
         Profile(
             "generic",
