@@ -191,6 +191,9 @@ _BASELINES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/tb$")
 # `logs/rsl_rl/{experiment_name}/{%Y-%m-%d_%H-%M-%S}[_{run_name}]`, skrl `logs/skrl/{directory}/{datetime}_{algorithm}
 # _{framework}[_{name}]`, rl_games `logs/rl_games/{name}/{datetime}/summaries` (rl_games alone: `runs/{name}_{%d-%H-%M-%S}
 # /summaries`, Denys88/rl_games@262cf20 rl_games/common/a2c_common.py:181-186, :439-451). The env is the experiment.
+# Tianshou's examples log each task's run to `log/{task}/{algo}/{seed}/{now}` (thu-ml/tianshou examples/*, the
+# twenty-third corpus's layout); the env is the task.
+_TIANSHOU_RUN = re.compile(r"(?:^|/)log/(?P<env>[^/]+)/[^/]+/")
 _DATED_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{2,4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}[^/]*$")
 _RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?/(?:\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}/)?"
                            r"summaries$")
@@ -485,6 +488,25 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             run_env=_DATED_RUN,
             description="skrl (Isaac Lab): `Reward / Total reward (mean)` train; env = the experiment folder above the "
             "dated run folder",
+        ),
+        Profile(
+            "tianshou",
+            (
+                # thu-ml/tianshou@f240205 tianshou/utils/logger/logger_base.py:78-99 and tensorboard.py:88-98: each
+                # collect's stats flattened under `training/` (`train/` in 1.0-1.2: v1.2.0 base.py:17-18, :83-95) or
+                # `test/` at env_step; returns_stat is over the episodes that collect finished (data/collector.py:140,
+                # :156-170). Tianshou 0.5: `train|test/reward`, `…/length` (v0.5.0 utils/logger/base.py:54-77).
+                _p(r"^(?P<split>training|train|test)/returns_stat/mean$", metric="return", env=RUN_ENV),
+                _p(r"^(?P<split>training|train|test)/lens_stat/mean$", metric="episode_length", env=RUN_ENV),
+                _p(r"^(?P<split>training|train|test)/(?P<metric>n_collected_episodes)$", env=RUN_ENV),
+                _p(r"^(?P<split>train|test)/reward$", metric="return", env=RUN_ENV),
+                _p(r"^(?P<split>train|test)/length$", metric="episode_length", env=RUN_ENV),
+            ),
+            performance_metric="return",
+            count_metric="n_collected_episodes",
+            run_env=_TIANSHOU_RUN,
+            description="Tianshou: training|test/returns_stat/mean (0.5: train|test/reward) at env_step, each the "
+            "mean over one collect's episodes (n_collected_episodes its count); env = the task of log/{task}/…",
         ),
         Profile(
             "generic",
