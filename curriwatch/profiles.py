@@ -186,14 +186,14 @@ _CLEANRL_RUN = re.compile(r"^(?:.*/)?(?P<env>[^/]+?)__[^/]*__-?\d+__\d+$")
 # `tensorboard` format, a TensorBoard copy at the dump count into `{dir}/tb/` (:139-170, :87 make_output_format);
 # `dir` is OPENAI_LOGDIR, else `openai-{datetime}` in the temp folder (:376-380). One run is one env.
 _BASELINES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/tb$")
+# Tianshou's examples log each task's run to `log/{task}/{algo}/{seed}/{now}` (thu-ml/tianshou examples/*, the
+# twenty-third corpus's layout); the env is the task.
+_TIANSHOU_RUN = re.compile(r"(?:^|/)log/(?P<env>[^/]+)/[^/]+/")
 # Isaac Lab's trainers (isaac-sim/IsaacLab@011c373c scripts/reinforcement_learning/{rsl_rl,rl_games,skrl}/train.py)
 # log one task a run into a folder named by its start time under the experiment's: rsl_rl
 # `logs/rsl_rl/{experiment_name}/{%Y-%m-%d_%H-%M-%S}[_{run_name}]`, skrl `logs/skrl/{directory}/{datetime}_{algorithm}
 # _{framework}[_{name}]`, rl_games `logs/rl_games/{name}/{datetime}/summaries` (rl_games alone: `runs/{name}_{%d-%H-%M-%S}
 # /summaries`, Denys88/rl_games@262cf20 rl_games/common/a2c_common.py:181-186, :439-451). The env is the experiment.
-# Tianshou's examples log each task's run to `log/{task}/{algo}/{seed}/{now}` (thu-ml/tianshou examples/*, the
-# twenty-third corpus's layout); the env is the task.
-_TIANSHOU_RUN = re.compile(r"(?:^|/)log/(?P<env>[^/]+)/[^/]+/")
 _DATED_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{2,4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}[^/]*$")
 _RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?/(?:\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}/)?"
                            r"summaries$")
