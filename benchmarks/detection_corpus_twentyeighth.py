@@ -843,7 +843,7 @@ def write_stoix(folder: Path, run: dict, rng) -> dict:
     prng = np.random.default_rng(run["seed"] + 41)
     wall = 1.75e9 + float(prng.integers(0, 10 ** 7))
     wall0 = wall
-    events, rows, judged = [], [], []
+    events, judged = [], []
     best = -1e18
     for k in range(N):
         t = spe * (k + 1)
@@ -907,8 +907,8 @@ def _slime_eval_rids(run: dict) -> list[int]:
 
 
 def write_slime(folder: Path, run: dict, rng) -> dict:
-    """slime's primary W&B run (rollout and eval rows, no step=, define_metric axes) and the trainer's secondary run
-    of the same id (train rows), two offline folders of one id under `{run}/wandb/`."""
+    """slime's three offline W&B folders of one id under `{run}/wandb/`: the driver's primary (group, name, config, no
+    rows), the rollout manager's (rollout and eval rows, no step=, define_metric axes) and the actor's (train rows)."""
     envs, N, f = run["envs"], run["num_rollout"], run["train_steps_per_rollout"]
     prng = np.random.default_rng(run["seed"] + 31)
     dapo = run["rm_type"] == "dapo"
@@ -1009,7 +1009,7 @@ def write_torchrl(folder: Path, run: dict, rng) -> dict:
 
     judged = []
     first_train = None
-    carry_len, carry_ret = 0, 0.0  # the episode under way across batches
+    carry_len = 0  # the episode under way across batches
     ep_s = None
     n_batches = int(math.ceil(total / fpb))
     collected = 0
