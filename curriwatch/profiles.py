@@ -197,6 +197,11 @@ _TIANSHOU_RUN = re.compile(r"(?:^|/)log/(?P<env>[^/]+)/[^/]+/")
 _DATED_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{2,4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}[^/]*$")
 _RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?/(?:\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}/)?"
                            r"summaries$")
+# Sample Factory writes each policy's summaries to `{train_dir}/{experiment}/.summary/{policy_id}/`
+# (alex-petrenko/sample-factory@1894bd1 sample_factory/utils/utils.py:407-416, algo/runners/runner.py:140-142; v1.121.4
+# utils/utils.py:378-395, algorithms/appo/appo.py:326-328); its W&B run, synced from TensorBoard, is named
+# `{experiment}_{%Y%m%d_%H%M%S_%f}` (utils/wandb_utils.py:16-18, :36-46). The env is the experiment.
+_SAMPLE_FACTORY_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:/\.summary/\d+|_\d{8}_\d{6}_\d{6})$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -507,6 +512,27 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             run_env=_TIANSHOU_RUN,
             description="Tianshou: training|test/returns_stat/mean (0.5: train|test/reward) at env_step, each the "
             "mean over one collect's episodes (n_collected_episodes its count); env = the task of log/{task}/…",
+        ),
+        Profile(
+            "sample_factory",
+            (
+                # sample_factory/algo/runners/runner.py:262-278, :392-418: every finished episode's `reward` (the
+                # summed, possibly shaped, reward), `len` and `true_objective` go into a deque of the last
+                # `stats_avg` (100, cfg/cfg.py:421-426) episodes, whose mean is written as `reward/reward`,
+                # `len/len`, `policy_stats/avg_true_objective` at the policy's env frames once the deque is full;
+                # v1 wrote them as `0_aux/avg_reward|avg_len|avg_true_reward` (v1.121.4 appo.py:625-657)
+                _p(r"^(?:reward/reward|0_aux/avg_reward)$", "train", "reward", RUN_ENV),
+                _p(r"^(?:len/len|0_aux/avg_len)$", "train", "episode_length", RUN_ENV),
+                _p(r"^(?:policy_stats/avg_true_objective|0_aux/avg_true_reward)$", "train", "true_objective",
+                   RUN_ENV),
+            ),
+            performance_metric="reward",
+            step_keys=("global_step",),  # its W&B run is synced from TensorBoard (wandb_utils.py:36-46)
+            run_env=_SAMPLE_FACTORY_RUN,
+            rolling_mean_splits=("train",),
+            description="Sample Factory (v2; v1's 0_aux/avg_reward): reward/reward train (the mean return of the "
+            "last 100 episodes at env frames, a rolling mean); env = the experiment of "
+            "{train_dir}/{experiment}/.summary/{policy}",
         ),
         Profile(
             "generic",
