@@ -202,6 +202,14 @@ _RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?
 # utils/utils.py:378-395, algorithms/appo/appo.py:326-328); its W&B run, synced from TensorBoard, is named
 # `{experiment}_{%Y%m%d_%H%M%S_%f}` (utils/wandb_utils.py:16-18, :36-46). The env is the experiment.
 _SAMPLE_FACTORY_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:/\.summary/\d+|_\d{8}_\d{6}_\d{6})$")
+# d3rlpy names an experiment `{experiment_name}_{%Y%m%d%H%M%S}` (takuseno/d3rlpy@38c34b6 d3rlpy/logging/logger.py:157-165),
+# the folder of its FileAdapter (logging/file_adapter.py:128-145), TensorboardAdapter (`runs/{name}`,
+# tensorboard_adapter.py:37-40) and W&B run (wandb_adapter.py:37); experiment_name defaults to the algorithm's class
+# (`CQL`, fit_online's `CQL_online`: algos/qlearning/base.py:509-510, :664-665) and its reproductions name it
+# `{Algo}[_pretraining|_finetuning]_{dataset}_{seed}` (reproductions/offline/cql.py:46). The env is the dataset, else
+# the name without its timestamp.
+_D3RLPY_RUN = re.compile(r"(?:^|/)(?:[A-Z][A-Za-z0-9]*_(?:(?:pretraining|finetuning)_)?)?(?P<env>(?!online_)[^/]+?)"
+                         r"(?:_\d+)?_\d{14}$")
 
 
 BUILTIN_PROFILES: dict[str, Profile] = {
@@ -533,6 +541,23 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             description="Sample Factory (v2; v1's 0_aux/avg_reward): reward/reward train (the mean return of the "
             "last 100 episodes at env frames, a rolling mean); env = the experiment of "
             "{train_dir}/{experiment}/.summary/{policy}",
+        ),
+        Profile(
+            "d3rlpy",
+            (
+                # logging/logger.py:172-198 writes at each commit the mean of what was added since the last one:
+                # fit()'s evaluators under their keys (the docs' and reproductions' `environment`, an
+                # EnvironmentEvaluator's mean return over n_trials episodes: algos/qlearning/base.py:575-578,
+                # metrics/evaluators.py), fit_online's `evaluation` (:757-764) and `rollout_return`, the mean return
+                # of the episodes that ended in the epoch (:713-718); TensorboardAdapter writes `metrics/{name}`
+                _p(r"^(?:metrics/)?(?:environment|evaluation)$", "eval", "return", RUN_ENV),
+                _p(r"^(?:metrics/)?rollout_return$", "train", "return", RUN_ENV),
+            ),
+            performance_metric="return",
+            run_env=_D3RLPY_RUN,
+            description="d3rlpy: the `environment` evaluator's score (fit_online's `evaluation`) eval, fit_online's "
+            "rollout_return train, from its FileAdapter CSVs, TensorboardAdapter (metrics/…) or W&B run; env = the "
+            "dataset of {Algo}_{dataset}_{seed}_{timestamp}, else the experiment name without its timestamp",
         ),
         Profile(
             "generic",

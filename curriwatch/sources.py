@@ -59,6 +59,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
         SourceKind("torchrl-csv", _lazy("torchrl_csv", "detect_torchrl_csv"), _lazy("torchrl_csv", "read_torchrl_csv"),
                    description="TorchRL CSVLogger experiment folder (BenchMARL's csv logger): scalars/{key}.csv of "
                    "step,value lines"),
+        SourceKind("d3rlpy", _lazy("d3rlpy", "detect_d3rlpy"), _lazy("d3rlpy", "read_d3rlpy"),
+                   description="d3rlpy FileAdapter experiment folder: params.json + {metric}.csv of epoch,step,value "
+                   "lines"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`, Lightning `metrics.csv`"),
