@@ -560,6 +560,20 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "dataset of {Algo}_{dataset}_{seed}_{timestamp}, else the experiment name without its timestamp",
         ),
         Profile(
+            "dreamerv3",
+            (
+                # danijar/dreamerv3@e3f0224 embodied/run/train.py:30-56 and train_eval.py:43-70: each finished
+                # episode's `score` (its summed reward) and `length` under the `episode` prefix at the env-step
+                # counter (times the action repeat: dreamerv3/main.py:152-155) — train_eval's eval episodes too;
+                # before 2024 those were `eval_episode/…` (dreamerv3@2411f7d^ dreamerv3/embodied/run/train_eval.py:32-38)
+                _p(r"^episode/(?P<metric>score|length)$", "train", env=RUN_ENV),
+                _p(r"^eval_episode/(?P<metric>score|length)$", "eval", env=RUN_ENV),
+            ),
+            performance_metric="score",
+            description="DreamerV3 (danijar/dreamerv3): episode/score train (one point per finished episode; "
+            "eval_episode/score eval before 2024); env = the task of the logdir's config.yaml, else the logdir",
+        ),
+        Profile(
             "generic",
             (
                 _p(r"^train/(?P<env>.+)/(?P<metric>[^/]+)$", "train"),

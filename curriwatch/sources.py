@@ -45,7 +45,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
         SourceKind("swanlab", _lazy("swanlab", "detect_swanlab"), _lazy("swanlab", "read_swanlab"),
                    description="SwanLab offline run: swanlog/run-*/run-*.swanlab"),
         SourceKind("tinker", _lazy("tinker", "detect_tinker"), _lazy("tinker", "read_tinker"),
-                   description="tinker-cookbook log_path: metrics.jsonl (+ config.json)", shadows=("wandb",)),
+                   description="metrics.jsonl of {\"step\": N, ...} lines: a tinker-cookbook log_path, prime-rl's "
+                   "output_dir, a DreamerV3 logdir", shadows=("wandb",)),
         SourceKind("mtrl", _lazy("mtrl", "detect_mtrl"), _lazy("mtrl", "read_mtrl"),
                    description="facebookresearch/mtrl save_dir: train.log / eval.log JSON lines with mode and step"),
         SourceKind("acme", _lazy("acme", "detect_acme"), _lazy("acme", "read_acme"),

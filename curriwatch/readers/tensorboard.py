@@ -14,6 +14,7 @@ from . import event_scan, native
 from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
+from .tinker import dreamer_task
 from .tune import PARAMS_FILE, env_from_params
 
 # dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)
@@ -91,6 +92,8 @@ def read_tensorboard(source: RunSource, logdir: str | None = None) -> RawRun:
         # a Ray Tune trial folder read through its TBXLoggerCallback events (ray/tune/logger/tensorboardx.py
         # writes them into the trial folder, beside JsonLoggerCallback's params.json): the trial's env
         raw.env_hint = env_from_params(raw, source, params)
+    else:
+        raw.env_hint = dreamer_task(source.path)  # DreamerV3 before 2024 wrote its TensorBoard files into its logdir
     for path in source.files:
         raw.restart()  # a later file rewriting a tag's step is a restart; repeats within a file are not
         sub = PurePosixPath(os.path.relpath(os.path.dirname(path), source.path)).as_posix()

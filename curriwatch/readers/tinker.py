@@ -13,30 +13,57 @@ prime-rl's FileMonitor writes the same shape (PrimeIntellect-ai/prime-rl@559b447
 file.py:38-40: `{"step": step, "time": ..., **metrics}`), but its orchestrator puts `metrics["step"] =
 float(batch.step)` into the metrics (src/prime_rl/orchestrator/orchestrator.py:937), which overrides the int:
 `"step": 50.0`. A whole-number float is that step.
+
+DreamerV3's logger (danijar/elements@b781f90 elements/logger.py:168-195 JSONLOutput) writes the same shape to
+`{logdir}/metrics.jsonl`, and `scores.jsonl` beside it with `episode/score` alone, and saves the run's config as
+`{logdir}/config.yaml` (danijar/dreamerv3@e3f0224 dreamerv3/main.py:37-42, :158-162): the env a `{run}` pattern stands
+for is that config's `task`. Before 2024 it wrote TensorBoard files into the same folder as well
+(dreamerv3@2411f7d^ dreamerv3/train.py:108-118): those are the run (every episode of a step; the JSONL keeps a key's
+last value at a step), and the JSONL files are not read again.
 """
 from __future__ import annotations
 
 import os
+import re
 
+from ..discover import TB_FILE
 from ..model import RawRun, RunSource
-from .lines import first_json_object, iter_json_objects
+from .lines import first_json_object, iter_json_objects, open_regular
 from .rows import RowSink, flatten, missing_steps, text_files, whole_step
 
 METRICS_FILE = "metrics.jsonl"
 SNIFF_BYTES = 1024 * 1024
+DREAMER_SCORES = "scores.jsonl"
+DREAMER_CONFIG = "config.yaml"
+MAX_CONFIG = 1024 * 1024
+_TASK_LINE = re.compile(rb"^task: *([A-Za-z0-9][\w.:/-]{0,200}) *\r?$", re.M)  # a top-level `task: atari_pong`
 
 
 def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
     """A log_path: `metrics.jsonl` whose first line is a JSON object with a `step`."""
-    if METRICS_FILE not in filenames:
+    if METRICS_FILE not in filenames or any(TB_FILE.match(name) for name in filenames):
         return []
     path = os.path.join(folder, METRICS_FILE)
     first = first_json_object(path, SNIFF_BYTES)
     return [("", (path,))] if first is not None and "step" in first else []
 
 
+def dreamer_task(folder: str) -> str | None:
+    """The `task` of a DreamerV3 logdir's config.yaml (a logdir: `scores.jsonl` beside it), read as a plain line."""
+    if not (os.path.isfile(os.path.join(folder, DREAMER_SCORES)) and os.path.isfile(os.path.join(folder, DREAMER_CONFIG))):
+        return None
+    try:
+        with open_regular(os.path.join(folder, DREAMER_CONFIG)) as f:
+            text = f.read(MAX_CONFIG)
+    except OSError:
+        return None  # the run is read all the same, named by its folder
+    m = _TASK_LINE.search(text)
+    return m.group(1).decode("ascii") if m else None
+
+
 def read_tinker(source: RunSource) -> RawRun:
     raw = RawRun(source)
+    raw.env_hint = dreamer_task(source.path)
     for path, f, sink, report in text_files(raw, source.files, lambda: RowSink(raw)):
         no_step = 0
         for _lineno, obj in iter_json_objects(f, report):
