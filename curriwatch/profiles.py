@@ -350,6 +350,24 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "folder {tb_log_name}_{n}, or for a default name (PPO_1) the tensorboard_log folder above it",
         ),
         Profile(
+            "sb3_monitor",
+            (
+                # readers/sb3_monitor.py: the Monitor's row per finished episode at the running timesteps, and
+                # EvalCallback's evaluation episodes at the evaluation's timesteps (one metric, so they compare)
+                _p(r"^monitor/r$", "train", "episode_return", RUN_ENV),
+                _p(r"^monitor/l$", "train", "episode_length", RUN_ENV),
+                _p(r"^monitor/is_success$", "train", "success_rate", RUN_ENV),
+                _p(r"^evaluations/results$", "eval", "episode_return", RUN_ENV),
+                _p(r"^evaluations/ep_lengths$", "eval", "episode_length", RUN_ENV),
+                _p(r"^evaluations/successes$", "eval", "success_rate", RUN_ENV),
+            ),
+            performance_metric="episode_return",
+            run_env=re.compile(r"(?:^|/)(?P<env>[^/]+)_\d+$"),  # RL Zoo's logs/{algo}/{env}_{n}
+            description="Stable-Baselines3 Monitor files (monitor/r: each episode's return at the running timesteps) "
+            "and EvalCallback's evaluations.npz (evaluations/results) as one metric, episode_return; env = the "
+            "Monitor header's env_id, else RL Zoo's {env}_{n} folder",
+        ),
+        Profile(
             "cleanrl",
             (
                 _p(r"^charts/(?P<metric>(?:avg_)?episodic_(?:return|length))$", "train", env=RUN_ENV),

@@ -63,6 +63,9 @@ SOURCE_KINDS: dict[str, SourceKind] = {
         SourceKind("d3rlpy", _lazy("d3rlpy", "detect_d3rlpy"), _lazy("d3rlpy", "read_d3rlpy"),
                    description="d3rlpy FileAdapter experiment folder: params.json + {metric}.csv of epoch,step,value "
                    "lines"),
+        SourceKind("sb3-monitor", _lazy("sb3_monitor", "detect_sb3_monitor"), _lazy("sb3_monitor", "read_sb3_monitor"),
+                   description="Stable-Baselines3 Monitor files (*monitor.csv) and EvalCallback's evaluations.npz in "
+                   "one folder (RL Zoo's logs/{algo}/{env}_{n}/)"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
                    "rl-starter-files `log.csv`, Lightning `metrics.csv`"),

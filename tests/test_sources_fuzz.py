@@ -1,4 +1,5 @@
-"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / MLflow / TorchRL CSV / SwanLab files: real files damaged by hypothesis.
+"""Fuzzed Tune / dcd / ROLL / tinker / MTRL / Acme / MLflow / TorchRL CSV / d3rlpy / SB3 Monitor / SwanLab files: real
+files damaged by hypothesis.
 
 For every case: no exception escapes, and every point of a line (record) that ends before the first
 damaged byte is read exactly, in order. Text formats have no checksum, so a changed digit can be a
@@ -93,8 +94,24 @@ def _torchrl_csv(folder: Path) -> Path:
     return Path(shutil.copy(exp / "scalars" / "eval_reward_episode_reward_mean.csv", folder / "exp" / "scalars"))
 
 
+def _d3rlpy(folder: Path) -> Path:
+    """A d3rlpy FileAdapter folder, as d3rlpy wrote it (tests/fixtures/d3rlpy/make_d3rlpy_logs.py): one metric file."""
+    (exp,) = (Path(__file__).parent / "fixtures" / "d3rlpy" / "d3rlpy_logs").glob("BC_hopper*")
+    (folder / "exp").mkdir()
+    shutil.copy(exp / "params.json", folder / "exp")
+    return Path(shutil.copy(exp / "environment.csv", folder / "exp"))
+
+
+def _sb3_monitor(folder: Path) -> Path:
+    """One SB3 Monitor file, as SB3 wrote it (tests/fixtures/sb3_monitor/make_sb3_monitor_logs.py)."""
+    fixtures = Path(__file__).parent / "fixtures" / "sb3_monitor" / "logs" / "ppo" / "Planned-v0_1"
+    (folder / "run").mkdir()
+    return Path(shutil.copy(fixtures / "0.monitor.csv", folder / "run"))
+
+
 MAKERS = {"tune-json": _tune, "tune-csv": _tune_csv, "dcd": _dcd, "roll": _roll, "tinker": _tinker, "mtrl": _mtrl,
-          "acme": _acme, "mlflow": _mlflow, "torchrl-csv": _torchrl_csv}
+          "acme": _acme, "mlflow": _mlflow, "torchrl-csv": _torchrl_csv, "d3rlpy": _d3rlpy,
+          "sb3-monitor": _sb3_monitor}
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +160,9 @@ def test_damaged_text_sources(originals, case):
     expected = [raw.points()[i] for i in keep]
     if got is None:  # a ROLL log whose metrics_tag lines were all cut is no longer a ROLL log, nor a
         # a JSON-lines log with a damaged first line; an Acme log whose header names no counter; a TorchRL CSV
-        # file whose first line is no `step,value`
-        assert name in ("roll", "tinker", "mtrl", "acme", "torchrl-csv") and not expected
+        # file whose first line is no `step,value`, a d3rlpy one no `epoch,step,value`, a Monitor file without its
+        # `#{...}` header
+        assert name in ("roll", "tinker", "mtrl", "acme", "torchrl-csv", "d3rlpy", "sb3-monitor") and not expected
         return
     for issue in got.issues:
         assert issue.path and issue.detail
@@ -158,7 +176,8 @@ def _line_numbers(name: str, data: bytes) -> list[int]:
     out = []
     for n, line in enumerate(lines, 1):
         text = line.strip()
-        if not text or (name in ("tune-csv", "acme") and n == 1) or text.startswith(b"#"):
+        if not text or (name in ("tune-csv", "acme") and n == 1) or (name == "sb3-monitor" and n == 2) \
+                or text.startswith(b"#"):
             continue
         if name == "roll" and b"metrics_tag: " not in text:
             continue
