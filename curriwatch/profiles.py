@@ -432,6 +432,81 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "validation/{agent}/reward/mean eval; env = the agent",
         ),
         Profile(
+            "verl",
+            (
+                # volcengine/verl@b178a3cd5 verl/trainer/ppo/ray_trainer.py:680-698, metric_utils.py:511-659: per data
+                # source, `val-core/{data_source}/{var}/mean@{N}` — the mean over its prompts of each prompt's mean
+                # over N responses — for the core var (`acc` when the reward function returns it, else `reward`);
+                # data sources hold `/` (`openai/gsm8k`). v0.2-0.3 wrote `val/test_score/{data_source}`, v0.1
+                # `test_score/{data_source}` (@fb532783a ray_trainer.py:638, @9fa2cfb4a :330). No per-source training key.
+                _p(r"^val-core/(?P<env>.+)/(?:acc|reward)/mean@\d+$", "eval", "score"),
+                _p(r"^(?:val/)?test_score/(?P<env>.+)$", "eval", "score"),
+            ),
+            performance_metric="score",
+            description="verl: val-core/{data_source}/{acc|reward}/mean@N eval (v0.2-0.3: val/test_score/{data_source}); "
+            "env = the data source; eval only (verl logs no per-source training key)",
+        ),
+        Profile(
+            "openrlhf",
+            (
+                # OpenRLHF/OpenRLHF@3c3be6234 openrlhf/trainer/ppo_trainer.py:82-131: per datasource
+                # `eval_{ds}_pass1`, the mean over prompts of each prompt's mean reward (`pass{n}` the max over n),
+                # written as `eval/eval_{ds}_pass1` (openrlhf/utils/logging_utils.py:105, :135); W&B rows carry
+                # `eval/global_step` (its define_metric axis `eval/epoch` is never written: :79-82, :98)
+                _p(r"^eval/eval_(?P<env>.+)_(?P<metric>pass\d+)$", "eval"),
+            ),
+            performance_metric="pass1",
+            step_keys=("eval/global_step", "train/global_step"),
+            description="OpenRLHF: eval/eval_{datasource}_pass1 eval (pass{n} beside it); env = the datasource; "
+            "eval only; W&B rows stepped by eval/global_step",
+        ),
+        Profile(
+            "skyrl",
+            (
+                # NovaSky-AI/SkyRL@a9564572e skyrl/train/utils/trainer_utils.py:220-263: per data source (its `/` made
+                # `_`) `eval/{ds}/avg_score` (the mean reward of its trajectories), `pass_at_{n}`,
+                # `mean_positive_reward`; `eval/all/…` is the aggregate (skyrl/train/evaluate.py:132-143)
+                _p(r"^eval/(?!all/)(?P<env>[^/]+)/(?P<metric>avg_score|pass_at_\d+|mean_positive_reward)$", "eval"),
+            ),
+            performance_metric="avg_score",
+            description="SkyRL: eval/{data_source}/avg_score eval (pass_at_{n} beside it; eval/all/… left out); env = "
+            "the data source; eval only",
+        ),
+        Profile(
+            "prime_rl",
+            (
+                # PrimeIntellect-ai/prime-rl@559b44772 src/prime_rl/orchestrator/metrics.py:79-88, :244-260, :324-388:
+                # `train/{env}/{all|effective}/{agent}/reward/mean` (v0.7: no agent segment) and
+                # `eval/{env}/{subset}/{agent}/avg@{k}` (the mean reward of k rollouts an example); `train/agg/…` is
+                # the aggregate. v0.5-0.6 wrote `reward/{env}/mean` (`reward/all/…` the aggregate) and
+                # `eval/{env}/avg@{k}` (@63331ad8b orchestrator.py:750-752, :795-797). Env ids hold `/` (owner/name).
+                _p(r"^train/(?!agg/)(?P<env>.+?)/all/(?:[^/]+/)?reward/mean$", "train", "reward"),
+                _p(r"^eval/(?P<env>.+?)/all/(?:[^/]+/)?avg@\d+$", "eval", "reward"),
+                _p(r"^reward/(?!all/)(?P<env>.+)/mean$", "train", "reward"),
+                _p(r"^eval/(?!.*/(?:all|effective)/)(?P<env>.+)/avg@\d+$", "eval", "reward"),
+            ),
+            performance_metric="reward",
+            step_keys=("step",),  # W&B: define_metric("*", step_metric="step") (src/prime_rl/monitors/wandb/monitor.py:114)
+            description="prime-rl: train/{env}/all/[{agent}/]reward/mean train, eval/{env}/all/[{agent}/]avg@k eval "
+            "(v0.5-0.6: reward/{env}/mean, eval/{env}/avg@k); env = the environment; metrics.jsonl or W&B",
+        ),
+        Profile(
+            "trl",
+            (
+                # huggingface/trl@f2cd57710 trl/trainer/grpo_trainer.py:2741-2750, :3272-3291: each reward function's
+                # `rewards/{fn}/mean` over the samples it scored in the logging window (a multi-task run's functions
+                # return None for other tasks' samples; since v1.8.0 an environment class's `get_reward` logs
+                # `rewards/{EnvClass}/mean`), `eval_` for evaluation; transformers' WandbCallback and
+                # TensorBoardCallback write them as `train/…` and `eval/…` (integrations/integration_utils.py:550-563)
+                _p(r"^train/rewards/(?P<env>[^/]+)/mean$", "train", "reward"),
+                _p(r"^eval/rewards/(?P<env>[^/]+)/mean$", "eval", "reward"),
+            ),
+            performance_metric="reward",
+            step_keys=("train/global_step",),
+            description="TRL GRPOTrainer: train|eval/rewards/{function}/mean; env = the reward function (or "
+            "environment class) — a multi-task run's per-task functions are its tasks",
+        ),
+        Profile(
             "benchmarl",
             (
                 _p(r"^collection[/_]reward[/_](?P<metric>episode_reward_(?:mean|min|max))$", "train", env=RUN_ENV),
