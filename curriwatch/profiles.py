@@ -202,6 +202,10 @@ _RL_GAMES_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:_\d{2}-\d{2}-\d{2}-\d{2})?
 # utils/utils.py:378-395, algorithms/appo/appo.py:326-328); its W&B run, synced from TensorBoard, is named
 # `{experiment}_{%Y%m%d_%H%M%S_%f}` (utils/wandb_utils.py:16-18, :36-46). The env is the experiment.
 _SAMPLE_FACTORY_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:/\.summary/\d+|_\d{8}_\d{6}_\d{6})$")
+# SheepRL logs through Lightning Fabric's TensorBoardLogger into `logs/runs/{algo}/{env_id}/{run_name}/version_{n}`,
+# run_name `{%Y-%m-%d_%H-%M-%S}_{exp_name}_{seed}` (Eclectic-Sheep/sheeprl@33b6366 sheeprl/configs/config.yaml:57-58,
+# configs/logger/tensorboard.yaml:1-7, utils/logger.py:39-80). The env is the env id above the run folder.
+_SHEEPRL_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_[^/]*/version_\d+$")
 # d3rlpy names an experiment `{experiment_name}_{%Y%m%d%H%M%S}` (takuseno/d3rlpy@38c34b6 d3rlpy/logging/logger.py:157-165),
 # the folder of its FileAdapter (logging/file_adapter.py:128-145), TensorboardAdapter (`runs/{name}`,
 # tensorboard_adapter.py:37-40) and W&B run (wandb_adapter.py:37); experiment_name defaults to the algorithm's class
@@ -665,6 +669,22 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             performance_metric="score",
             description="DreamerV3 (danijar/dreamerv3): episode/score train (one point per finished episode; "
             "eval_episode/score eval before 2024); env = the task of the logdir's config.yaml, else the logdir",
+        ),
+        Profile(
+            "sheeprl",
+            (
+                # sheeprl/algos/ppo/ppo.py:330-341, :386-391 (and every algorithm's loop): each finished episode's
+                # return into a MeanMetric logged as `Rewards/rew_avg` at the policy step every `log_every` (5000,
+                # configs/metric/default.yaml) steps, then reset: the mean of the episodes that ended in the window.
+                # `Test/cumulative_reward`, the one test episode after training, is logged at step 0
+                # (algos/ppo/utils.py:39-65): not on the training axis, left out
+                _p(r"^Rewards/rew_avg$", "train", "reward", RUN_ENV),
+                _p(r"^Game/ep_len_avg$", "train", "episode_length", RUN_ENV),
+            ),
+            performance_metric="reward",
+            run_env=_SHEEPRL_RUN,
+            description="SheepRL: Rewards/rew_avg train (the mean return of the episodes that ended since the last "
+            "log, at the policy step); env = the env id of logs/runs/{algo}/{env_id}/{run_name}/version_{n}",
         ),
         Profile(
             "generic",
