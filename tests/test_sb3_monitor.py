@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import curriwatch
 
@@ -77,12 +78,18 @@ def test_damaged_files_are_reported_and_the_rest_is_kept(tmp_path):
     assert _series(ingest.frame, "PlannedCollapse-v0", "eval") == []
 
 
-def test_an_object_array_is_reported_never_unpickled(tmp_path):
+@pytest.mark.parametrize("bad", ["object", "nan_timesteps", "complex"])
+def test_an_object_array_is_reported_never_unpickled(tmp_path, bad):
     folder = tmp_path / "run"
     shutil.copytree(HOLDS, folder)
-    ragged = np.empty(2, dtype=object)
-    ragged[:] = [[1.0, 2.0], [3.0]]
-    np.savez(folder / "evaluations.npz", timesteps=np.array([10, 20]), results=ragged)  # what SB3 would need pickle for
+    if bad == "object":
+        ragged = np.empty(2, dtype=object)
+        ragged[:] = [[1.0, 2.0], [3.0]]
+        np.savez(folder / "evaluations.npz", timesteps=np.array([10, 20]), results=ragged)  # SB3 would need pickle
+    elif bad == "nan_timesteps":
+        np.savez(folder / "evaluations.npz", timesteps=np.array([10.0, np.nan]), results=np.ones((2, 3)))
+    else:
+        np.savez(folder / "evaluations.npz", timesteps=np.array([10, 20]), results=np.ones((2, 3)) * 1j)
     ingest = curriwatch.load(tmp_path)
     (info,) = ingest.runs
     assert [i.kind for i in info.issues] == ["corrupt_record"] and "evaluations.npz" in info.issues[0].path

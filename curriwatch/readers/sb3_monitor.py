@@ -4,7 +4,8 @@ DLR-RM/stable-baselines3@e05d2db stable_baselines3/common/monitor.py:33-113, :16
 `{monitor_dir}/{rank}.monitor.csv` — a first line `#{"t_start": ..., "env_id": ...}`, a CSV header `r,l,t` (plus
 any `info_keywords`, e.g. `is_success`) and a row per finished episode: its return, its length and the seconds since
 t_start. SB3's own reading (monitor.py:235-271 load_results, common/results_plotter.py:62-84 ts2xy) joins a folder's
-files, orders the episodes by wall time (each file's own order kept) and takes the timesteps as the running sum of their lengths: so do we.
+files, orders the episodes by wall time and takes the timesteps as the running sum of their lengths: so do we (each
+file's own order kept).
 common/callbacks.py:476-495: EvalCallback(log_path=...) rewrites `evaluations.npz` after each evaluation with
 `timesteps` (num_timesteps at each), `results` and `ep_lengths` (one row of n_eval_episodes a evaluation) and
 `successes` where the env reports is_success; each episode is one point at its evaluation's timesteps. RL Zoo logs a
@@ -17,6 +18,7 @@ from __future__ import annotations
 import csv
 import heapq
 import json
+import math
 import os
 import zipfile
 
@@ -67,7 +69,7 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
         raw.issues.append(too_many_files(source.name, MAX_FILES, "monitor files"))
     per_file: list[list[tuple[float, int, dict]]] = []  # each file's (wall time, order read, row), in file order
     env_ids = set()
-    for path, f, sink, report in text_files(raw, monitors, lambda: RowSink(raw), what="row"):
+    for _path, f, _sink, report in text_files(raw, monitors, lambda: RowSink(raw), what="row"):  # rows placed below
         header, columns, t_start = None, None, 0.0
         episodes: list[tuple[float, int, dict]] = []
         per_file.append(episodes)
@@ -101,10 +103,10 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
             try:
                 length, t = int(float(row["l"])), float(row["t"])
                 float(row["r"])
-            except (KeyError, ValueError):
+            except (KeyError, ValueError, OverflowError):
                 report.bad.append((lineno, "not an `r,l,t` row"))
                 continue
-            if len(cells) != len(columns) or length < 0:
+            if len(cells) != len(columns) or not 0 <= length < 2**40 or not math.isfinite(t):
                 report.bad.append((lineno, "not an `r,l,t` row"))
                 continue
             episodes.append((t_start + t, len(episodes), row))
@@ -123,6 +125,10 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
     return raw
 
 
+def _real(values: np.ndarray) -> bool:
+    return np.issubdtype(values.dtype, np.integer) or np.issubdtype(values.dtype, np.floating)
+
+
 def _read_evaluations(raw: RawRun, source: RunSource, path: str) -> None:
     shown = shown_path(source, path)
     try:
@@ -135,14 +141,15 @@ def _read_evaluations(raw: RawRun, source: RunSource, path: str) -> None:
         raw.issues.append(DataIssue("corrupt_record", shown, f"evaluations.npz could not be read: {err}"[:300]))
         return
     steps = arrays.pop("timesteps", None)
-    if steps is None or steps.ndim != 1 or not np.issubdtype(steps.dtype, np.number):
-        raw.issues.append(DataIssue("corrupt_record", shown, "evaluations.npz holds no 1-d `timesteps` array"))
+    if steps is None or steps.ndim != 1 or not _real(steps) or not np.all(np.abs(steps) < 2**62):
+        raw.issues.append(DataIssue("corrupt_record", shown, "evaluations.npz holds no 1-d `timesteps` array of "
+                                    "whole numbers"))
         return
     valid = {}
     for name, values in arrays.items():
         if values.ndim == 1:
             values = values[:, None]
-        if values.ndim != 2 or len(values) != len(steps) or not np.issubdtype(values.dtype, np.number):
+        if values.ndim != 2 or len(values) != len(steps) or not _real(values):
             raw.issues.append(DataIssue("corrupt_record", shown, f"evaluations.npz's `{name}` is not one row of "
                                         f"numbers an evaluation (shape {values.shape}); left out"))
             continue

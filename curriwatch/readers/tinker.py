@@ -50,10 +50,11 @@ def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
 
 def dreamer_task(folder: str) -> str | None:
     """The `task` of a DreamerV3 logdir's config.yaml (a logdir: `scores.jsonl` beside it), read as a plain line."""
-    if not (os.path.isfile(os.path.join(folder, DREAMER_SCORES)) and os.path.isfile(os.path.join(folder, DREAMER_CONFIG))):
+    config = os.path.join(folder, DREAMER_CONFIG)
+    if not (os.path.isfile(os.path.join(folder, DREAMER_SCORES)) and os.path.isfile(config)):
         return None
     try:
-        with open_regular(os.path.join(folder, DREAMER_CONFIG)) as f:
+        with open_regular(config) as f:
             text = f.read(MAX_CONFIG)
     except OSError:
         return None  # the run is read all the same, named by its folder
