@@ -206,8 +206,8 @@ _SAMPLE_FACTORY_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:/\.summary/\d+|_\d{8
 # run_name `{%Y-%m-%d_%H-%M-%S}_{exp_name}_{seed}` (Eclectic-Sheep/sheeprl@33b6366 sheeprl/configs/config.yaml:57-58,
 # configs/logger/tensorboard.yaml:1-7, utils/logger.py:39-80). The env is the env id above the run folder.
 _SHEEPRL_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_[^/]*/version_\d+$")
-# d3rlpy names an experiment `{experiment_name}_{%Y%m%d%H%M%S}` (takuseno/d3rlpy@38c34b6 d3rlpy/logging/logger.py:157-165),
-# the folder of its FileAdapter (logging/file_adapter.py:128-145), TensorboardAdapter (`runs/{name}`,
+# d3rlpy names an experiment `{experiment_name}_{%Y%m%d%H%M%S}` (takuseno/d3rlpy@38c34b6
+# d3rlpy/logging/logger.py:157-165), the folder of its FileAdapter (logging/file_adapter.py:128-145), TensorboardAdapter (`runs/{name}`,
 # tensorboard_adapter.py:37-40) and W&B run (wandb_adapter.py:37); experiment_name defaults to the algorithm's class
 # (`CQL`, fit_online's `CQL_online`: algos/qlearning/base.py:509-510, :664-665) and its reproductions name it
 # `{Algo}[_pretraining|_finetuning]_{dataset}_{seed}` (reproductions/offline/cql.py:46). The env is the dataset, else
@@ -442,13 +442,14 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 # source, `val-core/{data_source}/{var}/mean@{N}` — the mean over its prompts of each prompt's mean
                 # over N responses — for the core var (`acc` when the reward function returns it, else `reward`);
                 # data sources hold `/` (`openai/gsm8k`). v0.2-0.3 wrote `val/test_score/{data_source}`, v0.1
-                # `test_score/{data_source}` (@fb532783a ray_trainer.py:638, @9fa2cfb4a :330). No per-source training key.
+                # `test_score/{data_source}` (@fb532783a ray_trainer.py:638, @9fa2cfb4a :330). No per-source training
+                # key.
                 _p(r"^val-core/(?P<env>.+)/(?:acc|reward)/mean@\d+$", "eval", "score"),
                 _p(r"^(?:val/)?test_score/(?P<env>.+)$", "eval", "score"),
             ),
             performance_metric="score",
-            description="verl: val-core/{data_source}/{acc|reward}/mean@N eval (v0.2-0.3: val/test_score/{data_source}); "
-            "env = the data source; eval only (verl logs no per-source training key)",
+            description="verl: val-core/{data_source}/{acc|reward}/mean@N eval (v0.2-0.3: "
+            "val/test_score/{data_source}); env = the data source; eval only (verl logs no per-source training key)",
         ),
         Profile(
             "openrlhf",
@@ -473,8 +474,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 _p(r"^eval/(?!all/)(?P<env>[^/]+)/(?P<metric>avg_score|pass_at_\d+|mean_positive_reward)$", "eval"),
             ),
             performance_metric="avg_score",
-            description="SkyRL: eval/{data_source}/avg_score eval (pass_at_{n} beside it; eval/all/… left out); env = "
-            "the data source; eval only",
+            description="SkyRL: eval/{data_source}/avg_score eval (pass_at_{n} beside it; eval/all/… left out); "
+            "env = the data source; eval only",
         ),
         Profile(
             "prime_rl",
@@ -490,7 +491,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 _p(r"^eval/(?!.*/(?:all|effective)/)(?P<env>.+)/avg@\d+$", "eval", "reward"),
             ),
             performance_metric="reward",
-            step_keys=("step",),  # W&B: define_metric("*", step_metric="step") (src/prime_rl/monitors/wandb/monitor.py:114)
+            # W&B: define_metric("*", step_metric="step") (src/prime_rl/monitors/wandb/monitor.py:114)
+            step_keys=("step",),
             description="prime-rl: train/{env}/all/[{agent}/]reward/mean train, eval/{env}/all/[{agent}/]avg@k eval "
             "(v0.5-0.6: reward/{env}/mean, eval/{env}/avg@k); env = the environment; metrics.jsonl or W&B",
         ),
@@ -501,7 +503,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 # `rewards/{fn}/mean` over the samples it scored in the logging window (a multi-task run's functions
                 # return None for other tasks' samples; since v1.8.0 an environment class's `get_reward` logs
                 # `rewards/{EnvClass}/mean`), `eval_` for evaluation; transformers' WandbCallback and
-                # TensorBoardCallback write them as `train/…` and `eval/…` (integrations/integration_utils.py:550-563)
+                # TensorBoardCallback write them as `train/…` and `eval/…` (transformers 5.24
+                # integrations/integration_utils.py:550-563)
                 _p(r"^train/rewards/(?P<env>[^/]+)/mean$", "train", "reward"),
                 _p(r"^eval/rewards/(?P<env>[^/]+)/mean$", "eval", "reward"),
             ),
@@ -662,7 +665,8 @@ BUILTIN_PROFILES: dict[str, Profile] = {
                 # danijar/dreamerv3@e3f0224 embodied/run/train.py:30-56 and train_eval.py:43-70: each finished
                 # episode's `score` (its summed reward) and `length` under the `episode` prefix at the env-step
                 # counter (times the action repeat: dreamerv3/main.py:152-155) — train_eval's eval episodes too;
-                # before 2024 those were `eval_episode/…` (dreamerv3@2411f7d^ dreamerv3/embodied/run/train_eval.py:32-38)
+                # before 2024 those were `eval_episode/…` (dreamerv3@2411f7d^
+                # dreamerv3/embodied/run/train_eval.py:32-38)
                 _p(r"^episode/(?P<metric>score|length)$", "train", env=RUN_ENV),
                 _p(r"^eval_episode/(?P<metric>score|length)$", "eval", env=RUN_ENV),
             ),
