@@ -136,7 +136,8 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
-                                  "twentysixth", "twentyseventh", "twentyeighth"])
+                                  "twentysixth", "twentyseventh", "twentyeighth",
+                                  "twentyninth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     """The fifth to twenty-seventh corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
@@ -224,7 +225,10 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     WandBLogger (every event at the env steps, `/mean` keys only), slime's per-dataset `eval/{dataset}` on fixed sets
     (0/1 or ±1 rewards, irregular evals at epoch boundaries, `eval/step` by `define_metric`, three offline W&B folders
     of one id), TorchRL's MLFlowLogger in an MLflow file store (PPO / SAC MuJoCo returns, env = MLflow's random run
-    name):
+    name); twenty-ninth: DreamerV3's `metrics.jsonl` / `scores.jsonl` (a line per finished episode at the counter times
+    the action repeat, killed runs restarted into the same logdir), SheepRL's Fabric TensorBoardLogger
+    (`Rewards/rew_avg` every log_every policy steps, absent when no episode ended), and a user profile judging its
+    `Game/ep_len_avg` lower-is-better:
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
