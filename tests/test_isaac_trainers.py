@@ -64,19 +64,15 @@ def skrl_run(folder, levels, write_interval: int = 16):
     returns finished in it (min and max beside), and the episode lengths.
     Its own EventFileWriter (skrl/utils/tensorboard.py:19-26) writes each value as `Summary.Value(tag=tag,
     simple_value=value)`, the tag as it is (tensorboardX's add_scalar would make its spaces `_`)."""
-    from tensorboardX import FileWriter
-    from tensorboardX.proto.summary_pb2 import Summary
-
     rng = np.random.default_rng(2)
-    writer = FileWriter(str(folder), flush_secs=3600)
+    series: dict[str, list] = {}
     for k, level in enumerate(levels):
         mean = float(np.mean(level + rng.normal(0.0, 10.0, 32)))
         for tag, value in (("Reward / Total reward (mean)", mean), ("Reward / Total reward (min)", mean - 20),
                            ("Reward / Total reward (max)", mean + 20), ("Episode / Total timesteps (mean)", 250.0),
                            ("Loss / Policy loss", 0.01)):
-            writer.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=value)]), write_interval * (k + 1),
-                               walltime=1_700_000_000.0 + k)
-    writer.close()
+            series.setdefault(tag, []).append((write_interval * (k + 1), value))
+    write_tb(folder, series, writer="raw_tags")
 
 
 CASES = {

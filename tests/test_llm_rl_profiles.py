@@ -49,16 +49,8 @@ def write_verl(folder, levels, test_freq: int = 5):
     for step in range(1, (n - 1) * test_freq + 1):
         series.setdefault("critic/score/mean", []).append((step, 0.5))
         series.setdefault("training/global_step", []).append((step, float(step)))
-    # torch's SummaryWriter.add_scalar (verl's) writes `Summary.Value(tag=key, simple_value=v)` with the key as it is
-    # (tensorboardX's add_scalar would make `mean@4` `mean_4`)
-    from tensorboardX import FileWriter
-    from tensorboardX.proto.summary_pb2 import Summary
-
-    writer = FileWriter(str(folder), flush_secs=3600)
-    for step, _i, tag, value in sorted((st, i, t, v) for i, (t, pts) in enumerate(series.items()) for st, v in pts):
-        writer.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=value)]), step,
-                           walltime=1_700_000_000.0 + step)
-    writer.close()
+    # torch's SummaryWriter.add_scalar (verl's) keeps the key as it is (tensorboardX's would make `mean@4` `mean_4`)
+    write_tb(folder, series, writer="raw_tags")
     return sources
 
 

@@ -14,19 +14,31 @@ def write_tb(logdir, series: dict[str, list[tuple[int, float]]], *, writer: str 
              suffix: str = "") -> Path:
     """Write `series` (tag -> [(step, value)]) step by step and return the run folder.
 
-    writer: "tensorboardX" (simple_value scalars). torch's SummaryWriter output is committed under
+    writer: "tensorboardX" (its add_scalar: simple_value scalars, tags cleaned of characters TensorBoard's tag
+    names do not allow — `@`, spaces, brackets become `_`), or "raw_tags": each point as
+    `Summary.Value(tag=tag, simple_value=value)` through tensorboardX's FileWriter, the tag as it is — what torch's
+    SummaryWriter.add_scalar (verl's) and skrl's own EventFileWriter write. Other torch output is committed under
     tests/fixtures/torch (see `torch_fixture`), so no test imports torch.
     """
     logdir = Path(logdir)
+    points = sorted((step, i, tag, value) for i, (tag, pts) in enumerate(series.items()) for step, value in pts)
+    if writer == "raw_tags":
+        from tensorboardX import FileWriter
+        from tensorboardX.proto.summary_pb2 import Summary
+
+        fw = FileWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
+        for step, _i, tag, value in points:
+            fw.add_summary(Summary(value=[Summary.Value(tag=tag, simple_value=value)]), step,
+                           walltime=1_700_000_000.0 + step)
+        fw.close()
+        return logdir
     if writer != "tensorboardX":
         raise ValueError(f"unknown writer {writer!r}: torch output comes from tests/fixtures/torch")
     from tensorboardX import SummaryWriter
 
     w = SummaryWriter(str(logdir), flush_secs=3600, filename_suffix=suffix)
-    extra = {}
-    points = sorted((step, i, tag, value) for i, (tag, pts) in enumerate(series.items()) for step, value in pts)
     for step, _i, tag, value in points:
-        w.add_scalar(tag, value, step, walltime=1_700_000_000.0 + step, **extra)
+        w.add_scalar(tag, value, step, walltime=1_700_000_000.0 + step)
     w.close()
     return logdir
 
