@@ -283,6 +283,8 @@ class FrameBuilder:
         self._cats: dict[str, dict[str, int]] = {"run": {}, "env_id": {}, "split": {}, "metric": {}}
         self._parts: list[tuple[int, int, RunPoints]] = []
         self._segments = 0  # segment ids are made unique across sources
+        self._stretched: set[tuple[int, int]] = set()  # (run, origin) pairs seen, to know when stretches can overlap
+        self._several_stretches = False
 
     def _code(self, column: str, name: str) -> int:
         table = self._cats[column]
@@ -301,15 +303,20 @@ class FrameBuilder:
         points.env = self._remap("env_id", points.envs, points.env)
         points.split = self._remap("split", points.splits, points.split)
         points.metric = self._remap("metric", points.metrics, points.metric)
+        run = self._cats["run"][run_name]
         if len(points):
+            several = int(points.segment.max()) > int(points.segment.min())
+            self._several_stretches |= several or (run, origin) in self._stretched
+            self._stretched.add((run, origin))
             points.segment = points.segment + self._segments
             self._segments += int(points.segment.max()) + 1 - self._segments
-        self._parts.append((self._cats["run"][run_name], origin, points))
+        self._parts.append((run, origin, points))
 
-    def build(self) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
-        """The sorted frame and, per run, the duplicate points dropped and observations combined."""
+    def build(self) -> tuple[pd.DataFrame, dict[str, int], dict[str, int], dict[str, int]]:
+        """The sorted frame and, per run, the duplicate points dropped, observations combined and points of an
+        earlier stretch kept among the steps a later one went back over (`_interleaved`)."""
         if not self._parts:
-            return empty_frame(), {}, {}
+            return empty_frame(), {}, {}, {}
         # Categories sorted by name so that sorting by code sorts by name.
         remaps, categories = {}, {}
         for column, table in self._cats.items():
@@ -352,6 +359,10 @@ class FrameBuilder:
         last = np.r_[np.flatnonzero(group[1:] != group[:-1]), len(group) - 1] if len(group) else group
         keep = cols["segment"] == cols["segment"][last][group]
         duplicates = _per_run(run[~keep], categories["run"])
+        interleaved = {}
+        if self._several_stretches:
+            key = np.cumsum(starts(run, env, split, metric)) - 1
+            interleaved = _per_run(run[keep & _interleaved(key, origin, cols["segment"], step)], categories["run"])
         del origin
         if not keep.all():
             run, env, split, metric, step = (a[keep] for a in (run, env, split, metric, step))
@@ -379,7 +390,27 @@ class FrameBuilder:
             "metric": cat(metric, "metric"), "step": step, "value": value, "wall_time": wall,
             "count": count,
         })
-        return frame, duplicates, combined
+        return frame, duplicates, combined, interleaved
+
+
+def _interleaved(key: np.ndarray, origin: np.ndarray, segment: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """Points of an earlier stretch of their key (and origin) at or after the first step of a later stretch of it:
+    a restart went back over them without writing them again (a DreamerV3 run restarted into its logdir logs its
+    episodes at other steps than before), so both are in the frame, interleaved."""
+    group = key * (int(origin.max()) + 1) + origin
+    width = int(segment.max()) + 1
+    pair, at = np.unique(group * width + segment, return_inverse=True)
+    if len(pair) == len(np.unique(group)):
+        return np.zeros(len(step), bool)  # no key has two stretches
+    first = pd.Series(step).groupby(at).min().to_numpy()  # each (key, stretch)'s first step, pairs in order
+    # the smallest first step of any later stretch of the same key: a running minimum from the last stretch back,
+    # shifted by one stretch
+    owner = (pair // width)[::-1]
+    running = pd.Series(first[::-1]).groupby(owner).cummin().to_numpy()
+    later = np.full(len(pair), np.iinfo(np.int64).max, np.int64)
+    same = owner[1:] == owner[:-1]
+    later[1:][same] = running[:-1][same]
+    return step >= later[::-1][at]
 
 
 def _per_run(run_codes: np.ndarray, names: list[str]) -> dict[str, int]:

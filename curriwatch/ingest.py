@@ -125,8 +125,8 @@ def load(
                 builder.add(info.name, result.points, _origin(members, origin))
             result.points = None
         infos.append(info)
-    frame, duplicates, combined = builder.build()
-    _fill_stats(frame, infos, duplicates, combined)
+    frame, duplicates, combined, interleaved = builder.build()
+    _fill_stats(frame, infos, duplicates, combined, interleaved)
     if frame.empty and all(info.points_read == 0 for info in infos):
         first = next((i for info in infos for i in info.issues), None)
         raise nothing_readable(len(infos), logdir, first or (plan.issues[0] if plan.issues else None))
@@ -371,13 +371,13 @@ def run_frame(members: list[SourceResult], grouped: tuple | None, config: Config
         if result.points is not None:
             builder.add(info.name, result.points, _origin(members, origin))
         result.points = None
-    frame, duplicates, combined = builder.build()
-    _fill_stats(frame, [info], duplicates, combined)
+    frame, duplicates, combined, interleaved = builder.build()
+    _fill_stats(frame, [info], duplicates, combined, interleaved)
     return frame, info
 
 
 def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str, int],
-                combined: dict[str, int]) -> None:
+                combined: dict[str, int], interleaved: dict[str, int]) -> None:
     one = len(infos) == 1 and not frame.empty and list(frame["run"].cat.categories) == [infos[0].name]
     if one:
         _fill_one(frame, infos[0])
@@ -400,6 +400,12 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
                 f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
                 "restart (a later file, a TensorBoard SessionLog START, a resumed job's or W&B run's "
                 "rows); the last write was kept"))
+        if interleaved.get(info.name):
+            info.issues.append(DataIssue(
+                "interleaved_restart", info.name,
+                f"{interleaved[info.name]} point(s) of an earlier stretch (before a restart, or an earlier file) lie "
+                "at or after the step a later stretch of the same key went back to, and were not written again: "
+                "both are kept, interleaved (TensorBoard would drop the earlier ones)"))
 
 
 def _fill_one(frame: pd.DataFrame, info: RunInfo) -> None:

@@ -13,6 +13,7 @@ from writers import write_tb
 
 FIXTURES = Path(__file__).parent / "fixtures" / "dreamer" / "logdir"
 PONG, WALKER = FIXTURES / "20250301T101500", FIXTURES / "20250302T093000"
+RESTARTED = FIXTURES.parent / "restarted"
 
 
 def _oracle(logdir: Path, key: str = "episode/score") -> list[tuple[int, float]]:
@@ -67,3 +68,34 @@ def test_without_its_config_the_logdir_names_the_env(tmp_path):
     (logdir / "config.yaml").write_text("logdir: /somewhere\nenv:\n  task: not_this\n")  # no top-level task
     (info,) = curriwatch.load(tmp_path).runs
     assert (info.profile, info.envs) == ("dreamerv3", [PONG.name])
+
+
+def test_a_job_restarted_into_its_logdir_keeps_both_stretches_and_says_so():
+    """A killed job started again from its checkpoint appends to metrics.jsonl from an earlier step
+    (tests/fixtures/dreamer/restarted, written by make_dreamer_logs.py: killed at 260k, restarted from 200k); its
+    episodes end at other steps than the killed job's did, so no step is written again: every point is kept and the
+    overlap is reported, not passed over."""
+    logdir = RESTARTED / "20250303T081500"
+    ingest = curriwatch.load(RESTARTED)
+    (info,) = ingest.runs
+    lines = [json.loads(line) for line in (logdir / "metrics.jsonl").read_text().splitlines()]
+    back = next(i for i in range(1, len(lines)) if lines[i]["step"] < lines[i - 1]["step"])
+    restart_at = min(r["step"] for r in lines[back:] if "episode/score" in r)
+    kept = {}
+    for r in lines:
+        if "episode/score" in r:
+            kept[r["step"]] = r["episode/score"]  # a step written again by the restart: its last write
+    assert _series(ingest.frame, "dmc_cartpole_swingup") == sorted(kept.items())
+    rewritten = {r["step"] for r in lines[back:]}
+    overlapped = [r for r in lines[:back] if "episode/score" in r and r["step"] >= restart_at
+                  and r["step"] not in rewritten]
+    assert overlapped and not [i for i in info.issues if i.kind == "duplicate_points"]
+    (note,) = [i for i in info.issues if i.kind == "interleaved_restart"]
+    assert note.detail.startswith(f"{2 * len(overlapped)} point(s) ")  # episode/score and episode/length
+    report = curriwatch.analyze(ingest).to_dict()
+    assert report["runs"][0]["health_status"] == "healthy"  # a learner that holds, restarted, is no incident
+
+
+def test_runs_read_whole_without_a_restart_have_no_interleaving_note():
+    ingest = curriwatch.load(FIXTURES)
+    assert not [i for i in ingest.all_issues if i.kind == "interleaved_restart"]

@@ -239,6 +239,21 @@ def test_a_later_file_rewriting_steps_is_a_restart_and_its_batches_are_observati
     assert info.observations_combined == 1 + 8
 
 
+def test_a_later_file_going_back_between_earlier_steps_is_kept_and_reported(tmp_path):
+    import curriwatch
+
+    _batches(tmp_path / "run", [(s, "train/a/reward", 0.5) for s in range(0, 100, 10)], suffix=".1")
+    # resumed from its step-55 checkpoint, evaluating at other steps than before: no step written again
+    _batches(tmp_path / "run", [(s, "train/a/reward", 0.75) for s in range(55, 140, 10)], suffix=".2")
+    ingest = curriwatch.load(tmp_path)
+    expected = sorted([(s, 0.5) for s in range(0, 100, 10)] + [(s, 0.75) for s in range(55, 140, 10)])
+    assert _series(ingest, "a", "reward") == expected
+    info = ingest.run("run")
+    assert not [i for i in info.issues if i.kind == "duplicate_points"]
+    (note,) = [i for i in info.issues if i.kind == "interleaved_restart"]
+    assert note.detail.startswith("4 point(s)")  # steps 60..90 of the first file
+
+
 def test_session_log_start_inside_one_file_is_a_restart(tmp_path):
     pytest.importorskip("tbparse")
     import curriwatch

@@ -141,6 +141,7 @@ def test_resumed_run_appending_to_metrics_jsonl_is_a_restart(tmp_path):
     (dup,) = [i for i in info.issues if i.kind == "duplicate_points"]
     n_env_keys = sum(1 for k in _batch_metrics(0, _curve(0)) if k.startswith("env/") and not k.startswith("env/all/"))
     assert dup.detail.startswith(f"{4 * n_env_keys} point(s)")  # batches 10..13, every env key
+    assert not [i for i in info.issues if i.kind == "interleaved_restart"]  # every step it went back over rewritten
     assert info.observations_combined == 0
 
 
@@ -155,7 +156,7 @@ def test_async_eval_lines_and_repeated_steps_are_observations(tmp_path):
     logger.log_metrics(_batch_metrics(8, {"gsm8k": 0.75, "math": 0.75}, groups_per_tag=6), step=8)
     ingest = curriwatch.load(tmp_path)
     info = ingest.runs[0]
-    assert not [i for i in info.issues if i.kind == "duplicate_points"]
+    assert not [i for i in info.issues if i.kind in ("duplicate_points", "interleaved_restart")]
     assert _series(ingest, "gsm8k", "reward/total", "eval") == [(1, _curve(1)["gsm8k"]), (4, _curve(4)["gsm8k"])]
     # weighted by total_episodes: 8 episodes at 0.25, 24 at 0.75
     assert _series(ingest, "gsm8k", "reward/total")[-1] == (8, pytest.approx((8 * 0.25 + 24 * 0.75) / 32))
