@@ -14,22 +14,11 @@ import os
 
 from ..model import RawRun, RunSource
 from .lines import iter_lines
-from .rows import RowSink, csv_header, text_files
+from .rows import RowSink, csv_header, text_files, whole_numbers_then_value
 
 PARAMS = "params.json"
 SNIFF_BYTES = 4096
 GRAD_HEADER = ["epoch", "step", "min", "max", "mean", "std"]
-
-
-def _metric_line(cells: list[str]) -> bool:
-    """`epoch,step,value`: two whole numbers and a number."""
-    if len(cells) != 3:
-        return False
-    try:
-        int(cells[0]), int(cells[1]), float(cells[2])
-    except ValueError:
-        return False
-    return True
 
 
 def detect_d3rlpy(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -38,7 +27,8 @@ def detect_d3rlpy(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
         return []
     csvs = sorted(n for n in filenames if n.endswith(".csv"))
     paths = tuple(os.path.join(folder, n) for n in csvs)
-    if not any(_metric_line(csv_header(p, SNIFF_BYTES)) for p in paths if not p.endswith("_grad.csv")):
+    if not any(whole_numbers_then_value(csv_header(p, SNIFF_BYTES), 2)  # epoch,step,value
+               for p in paths if not p.endswith("_grad.csv")):
         return []
     return [("", paths)]
 

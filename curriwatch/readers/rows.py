@@ -147,13 +147,14 @@ class RowSink:
 def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
     """Open each of `paths` of a run's source in turn: yields (path, file, sink, report) for the
     reader to fill; a file that cannot be opened becomes an `unreadable_file` issue, and after each
-    file its line report's and row sink's issues are added to the run."""
+    file its line report's and row sink's issues are added to the run. Without `make_sink` the sink is None (a
+    reader that places the rows of all its files itself)."""
     from .files import unreadable
     from .lines import LineReport, open_regular
 
     for path in paths:
         shown = shown_path(raw.source, path)
-        sink, report = make_sink(), LineReport()
+        sink, report = make_sink() if make_sink else None, LineReport()
         try:
             f = open_regular(path)
         except OSError as err:
@@ -162,7 +163,8 @@ def text_files(raw: RawRun, paths, make_sink, what: str = "line"):
         with f:
             yield path, f, sink, report
         raw.issues.extend(report.issues(shown, what))
-        sink.close()
+        if sink is not None:
+            sink.close()
 
 
 def iter_csv_cells(f, report):
@@ -211,6 +213,18 @@ def csv_header(path: str, limit: int = 64 * 1024) -> list[str]:
         return next(csv.reader([line]), [])
     except csv.Error:
         return []
+
+
+def whole_numbers_then_value(cells: list[str], whole: int) -> bool:
+    """Whether `cells` are `whole` whole numbers and then one number (`step,value`, d3rlpy's `epoch,step,value`):
+    the sniff of a headerless metric file's first line."""
+    if len(cells) != whole + 1:
+        return False
+    try:
+        [int(c) for c in cells[:whole]], float(cells[whole])
+    except ValueError:
+        return False
+    return True
 
 
 def missing_steps(raw: RawRun, source: RunSource, path: str, count: int) -> None:

@@ -69,7 +69,7 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
         raw.issues.append(too_many_files(source.name, MAX_FILES, "monitor files"))
     per_file: list[list[tuple[float, int, dict]]] = []  # each file's (wall time, order read, row), in file order
     env_ids = set()
-    for _path, f, _sink, report in text_files(raw, monitors, lambda: RowSink(raw), what="row"):  # rows placed below
+    for _path, f, _sink, report in text_files(raw, monitors, None, what="row"):  # rows placed below, merged
         header, columns, t_start = None, None, 0.0
         episodes: list[tuple[float, int, dict]] = []
         per_file.append(episodes)

@@ -11,10 +11,10 @@ from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 
 from ..model import DataIssue, RawRun, RunSource
 from . import event_scan, native
+from .dreamer import dreamer_task
 from .files import RELEASE_EVERY, incomplete_tail_issue, mapped, undecodable_issue, unreadable
 from .fast_events import CHUNK, decode_simple_scalars, read_le
 from .tfrecord import FramingReport, frame_records
-from .tinker import dreamer_task
 from .tune import PARAMS_FILE, env_from_params
 
 # dtype -> (numpy dtype of tensor_content, name of the repeated field holding values)

@@ -24,19 +24,15 @@ last value at a step), and the JSONL files are not read again.
 from __future__ import annotations
 
 import os
-import re
 
 from ..discover import TB_FILE
 from ..model import RawRun, RunSource
-from .lines import first_json_object, iter_json_objects, open_regular
+from .dreamer import dreamer_task
+from .lines import first_json_object, iter_json_objects
 from .rows import RowSink, flatten, missing_steps, text_files, whole_step
 
 METRICS_FILE = "metrics.jsonl"
 SNIFF_BYTES = 1024 * 1024
-DREAMER_SCORES = "scores.jsonl"
-DREAMER_CONFIG = "config.yaml"
-MAX_CONFIG = 1024 * 1024
-_TASK_LINE = re.compile(rb"^task: *([A-Za-z0-9][\w.:/-]{0,200}) *\r?$", re.M)  # a top-level `task: atari_pong`
 
 
 def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
@@ -46,20 +42,6 @@ def detect_tinker(folder: str, filenames: list[str]) -> list[tuple[str, tuple[st
     path = os.path.join(folder, METRICS_FILE)
     first = first_json_object(path, SNIFF_BYTES)
     return [("", (path,))] if first is not None and "step" in first else []
-
-
-def dreamer_task(folder: str) -> str | None:
-    """The `task` of a DreamerV3 logdir's config.yaml (a logdir: `scores.jsonl` beside it), read as a plain line."""
-    config = os.path.join(folder, DREAMER_CONFIG)
-    if not (os.path.isfile(os.path.join(folder, DREAMER_SCORES)) and os.path.isfile(config)):
-        return None
-    try:
-        with open_regular(config) as f:
-            text = f.read(MAX_CONFIG)
-    except OSError:
-        return None  # the run is read all the same, named by its folder
-    m = _TASK_LINE.search(text)
-    return m.group(1).decode("ascii") if m else None
 
 
 def read_tinker(source: RunSource) -> RawRun:

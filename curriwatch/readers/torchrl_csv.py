@@ -18,24 +18,11 @@ from ..discover import TB_FILE
 from ..model import RawRun, RunSource
 from .files import files_below, too_many_files
 from .lines import iter_lines
-from .rows import RowSink, csv_header, text_files
+from .rows import RowSink, csv_header, text_files, whole_numbers_then_value
 
 SCALARS = "scalars"
 MAX_FILES = 100_000
 SNIFF_BYTES = 4096
-
-
-def _step_value_line(path: str) -> bool:
-    """The file's first line is `step,value`: a whole number and a number."""
-    cells = csv_header(path, SNIFF_BYTES)
-    if len(cells) != 2:
-        return False
-    try:
-        int(cells[0])
-        float(cells[1])
-    except ValueError:
-        return False
-    return True
 
 
 def _wandb_copy(folder: str) -> bool:
@@ -57,7 +44,7 @@ def detect_torchrl_csv(folder: str, filenames: list[str]) -> list[tuple[str, tup
     if any(TB_FILE.match(name) for name in filenames) or not os.path.isdir(scalars) or _wandb_copy(folder):
         return []
     files = files_below(scalars, MAX_FILES, ".csv")
-    return [("", tuple(files))] if files and _step_value_line(files[0]) else []
+    return [("", tuple(files))] if files and whole_numbers_then_value(csv_header(files[0], SNIFF_BYTES), 1) else []
 
 
 def read_torchrl_csv(source: RunSource) -> RawRun:
