@@ -394,18 +394,16 @@ def _fill_stats(frame: pd.DataFrame, infos: list[RunInfo], duplicates: dict[str,
             info.points_per_split = {str(s): int(c) for s, c in per_split[info.name].items()}
             info.envs = sorted(str(e) for e in envs[info.name])
         info.observations_combined = combined.get(info.name, 0)
-        if duplicates.get(info.name):
-            info.issues.append(DataIssue(
-                "duplicate_points", info.name,
-                f"{duplicates[info.name]} point(s) were written again for the same key and step by a "
-                "restart (a later file, a TensorBoard SessionLog START, a resumed job's or W&B run's "
-                "rows); the last write was kept"))
-        if interleaved.get(info.name):
-            info.issues.append(DataIssue(
-                "interleaved_restart", info.name,
-                f"{interleaved[info.name]} point(s) of an earlier stretch (before a restart, or an earlier file) lie "
-                "at or after the step a later stretch of the same key went back to, and were not written again: "
-                "both are kept, interleaved (TensorBoard would drop the earlier ones)"))
+        for kind, counts, says in ((
+                "duplicate_points", duplicates,
+                "were written again for the same key and step by a restart (a later file, a TensorBoard SessionLog "
+                "START, a resumed job's or W&B run's rows); the last write was kept"), (
+                "interleaved_restart", interleaved,
+                "of an earlier stretch (before a restart, or an earlier file) lie at or after the step a later "
+                "stretch of the same key went back to, and were not written again: both are kept, interleaved "
+                "(TensorBoard would drop the earlier ones)")):
+            if counts.get(info.name):
+                info.issues.append(DataIssue(kind, info.name, f"{counts[info.name]} point(s) {says}"))
 
 
 def _fill_one(frame: pd.DataFrame, info: RunInfo) -> None:
