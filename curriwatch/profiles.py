@@ -87,6 +87,9 @@ class Profile:
     # splits whose performance series is a rolling mean over the last episodes (SB3's ep_rew_mean): one
     # extreme batch of episodes enters its window in a step or two and leaves it as it entered
     rolling_mean_splits: tuple[str, ...] = ()
+    # a key only this framework writes: without a tag it matches, the profile is never chosen (its other keys have
+    # the generic `train/{env}/{metric}` shape, and claiming a generic run's train keys would drop its evals)
+    marker: re.Pattern | None = None
 
     def classify(self, tag: str, run_label: str | None = None) -> tuple[str, str, str] | None:
         for pattern in self.patterns:
@@ -514,6 +517,58 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             "environment class) — a multi-task run's per-task functions are its tasks",
         ),
         Profile(
+            "ragen",
+            (
+                # RAGEN-AI/RAGEN@5eb79b8 ragen/llm_agent/es_manager.py:194-233: each finished episode's `success`
+                # (terminated, not truncated), `num_actions`, and per group `pass@{group_size}`, keyed
+                # `{env tag}/{metric}`; ctx_manager.py:313-317 sums them over the tag's n_groups × group_size envs (a
+                # mean over the batch's episodes of the tag; tags hold no `/`), :319-326 adds `{tag}/non-zero/{metric}`
+                # (left out); ragen/trainer/agent_trainer.py:516 logs them as `train/…` at global_steps (:697) and
+                # :245-247 the validation's as `val-env/…`. Its `val-core/unknown/reward/mean@N` (:285-298: every
+                # tag's data_source is `unknown`) is the all-env aggregate, left out.
+                _p(r"^train/(?P<env>[^/]+)/(?P<metric>success|pass@\d+|num_actions)$", "train"),
+                _p(r"^val-env/(?P<env>[^/]+)/(?P<metric>success|pass@\d+|num_actions)$", "eval"),
+            ),
+            performance_metric="success",
+            ignore=(re.compile(r"^val-(?:core|aux)/unknown/"), re.compile(r"^(?:train|val-env)/[^/]+/non-zero/")),
+            marker=re.compile(r"^val-env/[^/]+/success$"),
+            description="RAGEN: train/{env tag}/success train, val-env/{env tag}/success eval (the share of the "
+            "batch's episodes of the tag that succeeded; pass@k beside it); env = the custom_envs tag",
+        ),
+        Profile(
+            "verl_agent",
+            (
+                # langfengQ/verl-agent (read at its mirror CloudEngineHub/verl-agent@d0b9724):
+                # agent_system/environments/env_manager.py:214-242 (ALFWorld: the episode's `won` per task type of
+                # its gamefile, `{task}_success_rate`) and :120-130 (Search: `{data_source}_success_rate`), beside
+                # the aggregate `success_rate`; verl/trainer/ppo/metric_utils.py:187 logs them as `episode/{key}`
+                # (the batch's mean), ray_trainer.py:776-791, :823-824 the validation's as `val/{key}`, at
+                # global_steps. WebShop's `webshop_task_score (not success_rate)` is a score, left out.
+                _p(r"^episode/(?!None_success_rate$)(?P<env>[^/ ]+)_success_rate$", "train", "success_rate"),
+                _p(r"^val/(?!None_success_rate$)(?P<env>[^/ ]+)_success_rate$", "eval", "success_rate"),
+            ),
+            performance_metric="success_rate",
+            description="verl-agent (GiGPO): episode/{task}_success_rate train, val/{task}_success_rate eval "
+            "(ALFWorld's task types, Search's data sources; the aggregate success_rate left out); env = the task",
+        ),
+        Profile(
+            "open_instruct",
+            (
+                # allenai/open-instruct@e6c3044 open_instruct/ground_truth_utils.py:1399-1408: per verifier
+                # `objective/{verifier}_correct_rate` (the share of the step's samples it rewarded) and `…_reward`;
+                # `objective/verifiable_…` is the aggregate, left out; grpo_utils.py:843 logs the evaluation's as
+                # `eval/objective/…` (on its fixed eval set); both wandb.log(…, step=training_step)
+                # (grpo_fast.py:1649, grpo_utils.py:885), define_metric("*", step_metric="training_step") (:1078-1079)
+                _p(r"^objective/(?!verifiable_correct_rate$)(?P<env>[^/]+)_correct_rate$", "train", "correct_rate"),
+                _p(r"^eval/objective/(?!verifiable_correct_rate$)(?P<env>[^/]+)_correct_rate$", "eval",
+                   "correct_rate"),
+            ),
+            performance_metric="correct_rate",
+            step_keys=("training_step",),
+            description="open-instruct GRPO: objective/{verifier}_correct_rate train, eval/objective/{verifier}_"
+            "correct_rate eval (the aggregate `verifiable` left out); env = the verifier (gsm8k, math, ifeval, …)",
+        ),
+        Profile(
             "benchmarl",
             (
                 _p(r"^collection[/_]reward[/_](?P<metric>episode_reward_(?:mean|min|max))$", "train", env=RUN_ENV),
@@ -845,12 +900,15 @@ def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
 def detect_profile(tags: list[str], profiles: dict[str, Profile],
                    run_label: str = "run") -> tuple[Profile | None, dict[str, int]]:
     """The profile claiming the most tags among those that find their performance metric in them (first in order
-    on ties), else the one claiming the most; and every profile's count. A profile that claims many keys but not
+    on ties), else the one claiming the most; and every profile's count (0 for one whose marker key is absent). A profile that claims many keys but not
     the metric it judges would leave the run unknown where another reads it: the generic profile takes NeMo-RL's
     `train/{agent}/reward/mean` as env `{agent}/reward`, metric `mean`, and claims more of its keys."""
     counts: dict[str, int] = {}
     judges: dict[str, bool] = {}
     for name, p in profiles.items():
+        if p.marker is not None and not any(p.marker.match(t) for t in tags):
+            counts[name], judges[name] = 0, False
+            continue
         hits = [hit for hit in (p.classify(t, run_label) for t in tags) if hit is not None]
         metrics = {hit[2] for hit in hits}
         counts[name] = len(hits)

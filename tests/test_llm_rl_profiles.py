@@ -1,4 +1,5 @@
-"""LLM-RL trainers' per-task keys read by their built-in profiles: verl, OpenRLHF, SkyRL, prime-rl and TRL.
+"""LLM-RL trainers' per-task keys read by their built-in profiles: verl, OpenRLHF, SkyRL, prime-rl, TRL, RAGEN,
+verl-agent and open-instruct.
 
 Each run is written the way the trainer's own logger writes it (keys character for character, each on its own step
 axis; file:line in curriwatch/profiles.py): verl's and SkyRL's tracking `wandb.log(data, step=step)` /
@@ -154,3 +155,105 @@ def test_trl_reward_functions_of_a_multi_task_run(tmp_path):
     (run,) = ingest.runs
     assert (run.profile, sorted(run.envs)) == ("trl", ["countdown_reward", "gsm8k_reward"])
     assert _verdicts(tmp_path) == {"countdown_reward": ["graduated_regression"], "gsm8k_reward": []}
+
+
+def test_ragen_env_tags_train_and_validation(tmp_path):
+    """RAGEN's trainer through verl's Tracking (wandb.log(data, step=global_steps); ragen/trainer/agent_trainer.py:516,
+    :245-247, :697): per env tag `train/{tag}/success|pass@{group}|num_actions` and the custom `non-zero` means every
+    step, `val-env/{tag}/…` before training and every test_freq steps, beside `val-core/unknown/reward/mean@1` (every
+    tag's data source is `unknown`: the all-env aggregate) and untagged `response_length`."""
+    levels, rows, steps, test_freq = _levels(10), [], [], 5
+    tags = {"falls": "SimpleSokoban", "holds": "FrozenLake"}
+    n = len(levels["falls"])
+    for step in range((n - 1) * test_freq + 1):
+        k = step // test_freq
+        row = {"train/response_length": 180.0}
+        for name, tag in tags.items():
+            row.update({f"train/{tag}/success": levels[name][k], f"train/{tag}/pass@16": min(1.0, levels[name][k] + 0.2),
+                        f"train/{tag}/num_actions": 4.0, f"train/{tag}/action_is_valid": 0.9,
+                        f"train/{tag}/non-zero/success": 1.0})
+        if step % test_freq == 0:
+            row.update({f"val-env/{tag}/success": levels[name][k] for name, tag in tags.items()})
+            row.update({f"val-env/{tag}/pass@1": levels[name][k] for name, tag in tags.items()})
+            row.update({"val-env/response_length": 175.0, "val-core/unknown/reward/mean@1": 0.4})
+        rows.append(row)
+        steps.append(step)
+    write_wandb(tmp_path / "wandb", rows, steps=steps, run_id="ragen1", name="sokoban_frozenlake")
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, sorted(run.envs)) == ("ragen", sorted(tags.values()))  # `unknown` and `non-zero` no envs
+    assert not [i for i in run.issues if i.kind == "unclaimed_tags" and "non-zero" in i.detail]
+    evals = ingest.frame[(ingest.frame.split == "eval") & (ingest.frame.metric == "success")]
+    assert sorted(set(evals.step)) == list(range(0, (n - 1) * test_freq + 1, test_freq))
+    got = _verdicts(tmp_path)
+    assert got == {tags["falls"]: ["graduated_regression"], tags["holds"]: []}, got
+
+
+def test_a_generic_run_of_success_keys_is_not_taken_for_ragen(tmp_path):
+    """RAGEN's train keys have the generic `train/{env}/{metric}` shape: without its `val-env/…/success` the profile
+    is never chosen, so a generic run keeps its evals."""
+    write_tb(tmp_path / "run", {"train/a/success": [(s, 0.5) for s in range(40)],
+                                "eval/a/success": [(s, 0.5) for s in range(0, 40, 5)]})
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert run.profile == "generic" and set(ingest.frame.split) == {"train", "eval"}
+
+
+def test_verl_agent_task_types_of_alfworld(tmp_path):
+    """verl-agent's ALFWorld manager (agent_system/environments/env_manager.py:214-242): each episode's `won` under its
+    task type, `episode/{task}_success_rate` (metric_utils.py:187) in the steps that sampled the type, beside the
+    aggregate `episode/success_rate`; validation's `val/{task}_success_rate` and `val/{data_source}/test_score`
+    (ray_trainer.py:814-824) at step 0 and every test_freq; all wandb.log(data, step=global_steps)."""
+    levels, rows, steps, test_freq = _levels(12), [], [], 5
+    tasks = {"falls": "pick_heat_then_place_in_recep", "holds": "look_at_obj_in_light"}
+    n = len(levels["falls"])
+    for step in range((n - 1) * test_freq + 1):
+        k = step // test_freq
+        row = {"episode/success_rate": 0.5, "episode/length/mean": 30.0,
+               "episode/webshop_task_score (not success_rate)": 0.3}
+        row.update({f"episode/{task}_success_rate": levels[name][k] for name, task in tasks.items()
+                    if (step + len(task)) % 4})  # a type not sampled in a step has no key there
+        if step % test_freq == 0:
+            row.update({f"val/{task}_success_rate": levels[name][k] for name, task in tasks.items()})
+            row.update({"val/success_rate": 0.5, "val/text/test_score": 2.0})
+        rows.append(row)
+        steps.append(step)
+    write_wandb(tmp_path / "wandb", rows, steps=steps, run_id="gigpo1", name="gigpo_alfworld")
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, sorted(run.envs)) == ("verl_agent", sorted(tasks.values()))
+    assert set(ingest.frame.split) == {"train", "eval"}
+    got = _verdicts(tmp_path)
+    assert got == {tasks["falls"]: ["graduated_regression"], tasks["holds"]: []}, got
+
+
+def test_open_instruct_verifiers(tmp_path):
+    """open-instruct's GRPO (open_instruct/ground_truth_utils.py:1399-1408, grpo_utils.py:843, :885,
+    grpo_fast.py:1078-1079, :1617-1649): define_metric("*", step_metric="training_step"); each step's row
+    `objective/{verifier}_correct_rate|_reward` beside the aggregate `objective/verifiable_…` and `training_step`,
+    wandb.log(…, step=training_step); the evaluation's `eval/objective/…` rows every few steps, without a
+    training_step of their own."""
+    levels, rows, steps, eval_every = _levels(14), [], [], 4
+    verifiers = {"falls": "gsm8k", "holds": "ifeval"}
+    n = len(levels["falls"])
+    for step in range(1, n * eval_every + 1):
+        k = (step - 1) // eval_every
+        rows.append({"training_step": step, "episode": 64 * step, "global_step": 64 * step,
+                     "objective/verifiable_reward": 5.0, "objective/verifiable_correct_rate": 0.5,
+                     "val/stop_rate": 0.98,
+                     **{f"objective/{v}_correct_rate": levels[name][k] for name, v in verifiers.items()},
+                     **{f"objective/{v}_reward": 10.0 * levels[name][k] for name, v in verifiers.items()}})
+        steps.append(step)
+        if step % eval_every == 0:
+            rows.append({"eval/scores": 5.0, "eval/stop_rate": 0.97, "eval/objective/verifiable_correct_rate": 0.5,
+                         **{f"eval/objective/{v}_correct_rate": levels[name][k] for name, v in verifiers.items()}})
+            steps.append(step)
+    write_wandb(tmp_path / "wandb", rows, steps=steps, run_id="oi1", name="grpo_tulu",
+                define_metrics=(("*", "training_step"),))
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, sorted(run.envs)) == ("open_instruct", sorted(verifiers.values()))
+    evals = ingest.frame[(ingest.frame.split == "eval") & (ingest.frame.env_id == "ifeval")]
+    assert evals.step.tolist() == [eval_every * (k + 1) for k in range(n)]
+    got = _verdicts(tmp_path)
+    assert got == {"gsm8k": ["graduated_regression"], "ifeval": []}, got
