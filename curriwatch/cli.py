@@ -140,8 +140,8 @@ ProfileOpt = Annotated[Optional[str], typer.Option("--profile", metavar="NAME", 
                                                    "(marin, atropos, roll, tinker, tune, dcd, mlagents, sb3, cleanrl, mtrl, "
                                                    "acme, pymarl, nemo_rl, benchmarl, baselines, her, rsl_rl, rl_games, skrl, "
                                                    "tianshou, sample_factory, d3rlpy, dreamerv3, sb3_monitor, verl, openrlhf, "
-                                                   "skyrl, prime_rl, trl, ragen, verl_agent, open_instruct, sheeprl, "
-                                                   "generic, "
+                                                   "skyrl, prime_rl, trl, ragen, verl_agent, open_instruct, areal, "
+                                                   "sheeprl, generic, "
                                                    "or one from the config); default: detected per run.")]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", metavar="FILE", help="YAML configuration file "
                                                    "(default: ./curriwatch.yaml when present).")]

@@ -209,6 +209,9 @@ _SAMPLE_FACTORY_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+?)(?:/\.summary/\d+|_\d{8
 # run_name `{%Y-%m-%d_%H-%M-%S}_{exp_name}_{seed}` (Eclectic-Sheep/sheeprl@33b6366 sheeprl/configs/config.yaml:57-58,
 # configs/logger/tensorboard.yaml:1-7, utils/logger.py:39-80). The env is the env id above the run folder.
 _SHEEPRL_RUN = re.compile(r"(?:^|/)(?P<env>[^/]+)/\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}_[^/]*/version_\d+$")
+# AReaL's W&B run lives in `{fileroot}/logs/{user}/{experiment_name}/{trial_name}/wandb/` (inclusionAI/AReaL@4aef98d
+# areal/utils/stats_logger.py:63-77, :168-179), named by the trial: the experiment names what it trains
+_AREAL_RUN = re.compile(r"(?:^|/)logs/[^/]+/(?P<env>[^/]+)/[^/]+/wandb/")
 # d3rlpy names an experiment `{experiment_name}_{%Y%m%d%H%M%S}` (takuseno/d3rlpy@38c34b6
 # d3rlpy/logging/logger.py:157-165), the folder of its FileAdapter (logging/file_adapter.py:128-145), TensorboardAdapter (`runs/{name}`,
 # tensorboard_adapter.py:37-40) and W&B run (wandb_adapter.py:37); experiment_name defaults to the algorithm's class
@@ -567,6 +570,22 @@ BUILTIN_PROFILES: dict[str, Profile] = {
             step_keys=("training_step",),
             description="open-instruct GRPO: objective/{verifier}_correct_rate train, eval/objective/{verifier}_"
             "correct_rate eval (the aggregate `verifiable` left out); env = the verifier (gsm8k, math, ifeval, …)",
+        ),
+        Profile(
+            "areal",
+            (
+                # inclusionAI/AReaL@4aef98d: its workflows record each sample's reward with
+                # stats_tracker.get(stat_scope()).scalar(reward=…) (areal/workflow/rlvr.py:135), the scope `rollout`,
+                # or `eval-rollout` when evaluating (areal/infra/workflow_context.py:51-59); a scalar exports as the
+                # step's mean (areal/utils/stats_tracker.py:200-211), logged without its `__count` at the step
+                # (areal/utils/stats_logger.py:135-159). No per-task keys: the run is its one env.
+                _p(r"^rollout/reward$", "train", "reward", RUN_ENV),
+                _p(r"^eval-rollout/reward$", "eval", "reward", RUN_ENV),
+            ),
+            performance_metric="reward",
+            run_env=_AREAL_RUN,
+            description="AReaL: rollout/reward train, eval-rollout/reward eval (the step's mean sample reward; no "
+            "per-task keys); env = the experiment of {fileroot}/logs/{user}/{experiment}/{trial}, else the run",
         ),
         Profile(
             "benchmarl",

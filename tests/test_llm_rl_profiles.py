@@ -1,5 +1,5 @@
 """LLM-RL trainers' per-task keys read by their built-in profiles: verl, OpenRLHF, SkyRL, prime-rl, TRL, RAGEN,
-verl-agent and open-instruct.
+verl-agent, open-instruct, and AReaL's (which has none: the run is its env).
 
 Each run is written the way the trainer's own logger writes it (keys character for character, each on its own step
 axis; file:line in curriwatch/profiles.py): verl's and SkyRL's tracking `wandb.log(data, step=step)` /
@@ -257,3 +257,26 @@ def test_open_instruct_verifiers(tmp_path):
     assert evals.step.tolist() == [eval_every * (k + 1) for k in range(n)]
     got = _verdicts(tmp_path)
     assert got == {"gsm8k": ["graduated_regression"], "ifeval": []}, got
+
+
+def test_areal_run_is_its_experiment(tmp_path):
+    """AReaL's StatsLogger (areal/utils/stats_logger.py:63-77, :135-159): a W&B run named by the trial in
+    `{fileroot}/logs/{user}/{experiment}/{trial}/wandb/`, wandb.log(stats, step=global_step); the workflow's
+    per-sample rewards as `rollout/reward` (their mean) and, when evaluating, `eval-rollout/reward`, with no per-task
+    keys (areal/workflow/rlvr.py:135, areal/infra/workflow_context.py:51-59)."""
+    levels, rows, steps = _levels(16), [], []
+    for step in range(len(levels["falls"]) * 3):
+        k = step // 3
+        row = {"rollout/reward": levels["falls"][k], "ppo_actor/task_reward/avg": levels["falls"][k],
+               "ppo_actor/update/grad_norm": 0.3}
+        if step % 3 == 2:
+            row["eval-rollout/reward"] = levels["falls"][k]
+        rows.append(row)
+        steps.append(step)
+    write_wandb(tmp_path / "logs" / "root" / "gsm8k-grpo" / "trial0" / "wandb", rows, steps=steps,
+                run_id="gsm8k-grpo_trial0_train", name="trial0", group="gsm8k-grpo_trial0")
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, run.envs) == ("areal", ["gsm8k-grpo"])
+    assert set(ingest.frame.split) == {"train", "eval"}
+    assert _verdicts(tmp_path) == {"gsm8k-grpo": ["graduated_regression"]}
