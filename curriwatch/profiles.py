@@ -919,9 +919,10 @@ def all_profiles(user: dict[str, Profile] | None = None) -> dict[str, Profile]:
 def detect_profile(tags: list[str], profiles: dict[str, Profile],
                    run_label: str = "run") -> tuple[Profile | None, dict[str, int]]:
     """The profile claiming the most tags among those that find their performance metric in them (first in order
-    on ties), else the one claiming the most; and every profile's count (0 for one whose marker key is absent). A profile that claims many keys but not
-    the metric it judges would leave the run unknown where another reads it: the generic profile takes NeMo-RL's
-    `train/{agent}/reward/mean` as env `{agent}/reward`, metric `mean`, and claims more of its keys."""
+    on ties), else the one claiming the most; and every profile's count (0 for one whose marker key is absent). A
+    profile that claims many keys but not the metric it judges would leave the run unknown where another reads it:
+    the generic profile takes NeMo-RL's `train/{agent}/reward/mean` as env `{agent}/reward`, metric `mean`, and
+    claims more of its keys."""
     counts: dict[str, int] = {}
     judges: dict[str, bool] = {}
     for name, p in profiles.items():
