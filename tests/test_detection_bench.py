@@ -137,9 +137,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
-                                  "twentyninth"])
+                                  "twentyninth", "thirtieth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to twenty-seventh corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirtieth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -228,7 +228,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     name); twenty-ninth: DreamerV3's `metrics.jsonl` / `scores.jsonl` (a line per finished episode at the counter times
     the action repeat, killed runs restarted into the same logdir), SheepRL's Fabric TensorBoardLogger
     (`Rewards/rew_avg` every log_every policy steps, absent when no episode ended), and a user profile judging its
-    `Game/ep_len_avg` lower-is-better:
+    `Game/ep_len_avg` lower-is-better; thirtieth: RL Zoo folders without TensorBoard (`{rank}.monitor.csv` of
+    vectorized envs interleaving in wall time and EvalCallback's `evaluations.npz`, or Monitor files alone; a MiniGrid
+    level sequence a folder a level), RL Zoo goal envs judged on `is_success` flags through `performance_metric:
+    success_rate`, d3rlpy's FileAdapter CSV files (offline `environment.csv` evaluations, fit_online's `evaluation`
+    and `rollout_return`, antmaze fine-tuning epochs without a finished episode):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
