@@ -217,8 +217,10 @@ _AREAL_RUN = re.compile(r"(?:^|/)logs/[^/]+/(?P<env>[^/]+)/[^/]+/wandb/")
 # tensorboard_adapter.py:37-40) and W&B run (wandb_adapter.py:37); experiment_name defaults to the algorithm's class
 # (`CQL`, fit_online's `CQL_online`: algos/qlearning/base.py:509-510, :664-665) and its reproductions name it
 # `{Algo}[_pretraining|_finetuning]_{dataset}_{seed}` (reproductions/offline/cql.py:46). The env is the dataset, else
-# the name without its timestamp.
-_D3RLPY_RUN = re.compile(r"(?:^|/)(?:[A-Z][A-Za-z0-9]*_(?:(?:pretraining|finetuning)_)?)?(?P<env>(?!online_)[^/]+?)"
+# the name without its timestamp. A dataset id holding `/` (iql_finetune.py's `D4RL/antmaze/umaze-v1`) makes folders
+# of the name under the logdir: below `d3rlpy_logs/` (its default root, logging/file_adapter.py:135) the env keeps them.
+_D3RLPY_RUN = re.compile(r"(?:(?:^|/)d3rlpy_logs/|(?:^|/)(?=[^/]*$))"
+                         r"(?:[A-Z][A-Za-z0-9]*_(?:(?:pretraining|finetuning)_)?)?(?P<env>(?!online_).+?)"
                          r"(?:_\d+)?_\d{14}$")
 
 

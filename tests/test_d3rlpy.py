@@ -85,3 +85,14 @@ def test_a_folder_with_params_json_and_other_csvs_is_not_d3rlpy(tmp_path):
     (folder / "metrics.csv").write_text("step,train/maze/reward\n1,0.5\n")
     ingest = curriwatch.load(tmp_path)
     assert all(r.source != "d3rlpy" for r in ingest.runs)
+
+
+def test_a_dataset_id_holding_slashes_names_the_env_whole(tmp_path):
+    """iql_finetune.py names its experiment `IQL_pretraining_D4RL/antmaze/umaze-v1_{seed}`: FileAdapter's
+    os.path.join makes folders of the `/`, below its `d3rlpy_logs` root (logging/file_adapter.py:135-145). The env is
+    the dataset all the same."""
+    nested = tmp_path / "d3rlpy_logs" / "IQL_pretraining_D4RL" / "antmaze" / "umaze-v1_1_20261129014834"
+    shutil.copytree(_experiment("BC_hopper-medium-v2_1"), nested)
+    ingest = curriwatch.load(tmp_path)
+    (run,) = ingest.runs
+    assert (run.profile, run.envs) == ("d3rlpy", ["D4RL/antmaze/umaze-v1"])
