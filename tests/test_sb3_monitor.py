@@ -104,3 +104,28 @@ def test_csv_files_named_like_monitor_files_without_its_header_are_no_run(tmp_pa
     (tmp_path / "b.monitor.csv").write_text('#{"t_start": 1.0, "env_id": "X-v0"}\nr,l,t\n1.0,10,0.5\n')
     assert SOURCE_KINDS["sb3-monitor"].detect(str(tmp_path), ["a.monitor.csv", "b.monitor.csv"]) == [
         ("", (str(tmp_path / "b.monitor.csv"),))]
+
+
+def test_a_later_session_appended_to_the_monitor_files_is_placed_after_the_first_and_reported():
+    """A job started again with Monitor(override_existing=False) appends its rows without a header, their `t`
+    counted from its own start (tests/fixtures/sb3_monitor/appended, written by SB3's Monitor): SB3's load_results
+    would put them among the first session's episodes; they came after them."""
+    folder = FIXTURES.parent / "appended" / "ppo" / "PlannedResumed-v0_1"
+    sessions = []  # per file: (first session's rows, second's), each (t_start + t, r, l)
+    for path in sorted(folder.glob("*.monitor.csv")):
+        with path.open() as f:
+            t_start = json.loads(f.readline()[1:])["t_start"]
+            rows = [(float(r["t"]), float(r["r"]), int(r["l"])) for r in csv.DictReader(f)]
+        back = next(i for i in range(1, len(rows)) if rows[i][0] < rows[i - 1][0])
+        sessions.append((rows[:back], rows[back:]))
+    ingest = curriwatch.load(folder.parent)
+    (run,) = ingest.runs
+    notes = [i for i in run.issues if i.kind == "appended_session"]
+    assert sorted(Path(i.path).name for i in notes) == ["0.monitor.csv", "1.monitor.csv"]
+    series = _series(ingest.frame, "PlannedResumed-v0", "train")
+    first_steps = sum(l for first, _ in sessions for _, _, l in first)
+    later = sorted(r for _, second in sessions for _, r, _ in second)
+    assert sorted(v for s, v in series if s > first_steps) == later  # every later episode after the first session
+    assert len(series) == sum(len(a) + len(b) for a, b in sessions)
+    report = curriwatch.analyze(ingest).to_dict()
+    assert report["runs"][0]["health_status"] == "healthy"  # a learner that holds, resumed, is no incident

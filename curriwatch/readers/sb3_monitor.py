@@ -69,8 +69,9 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
         raw.issues.append(too_many_files(source.name, MAX_FILES, "monitor files"))
     per_file: list[list[tuple[float, int, dict]]] = []  # each file's (wall time, order read, row), in file order
     env_ids = set()
-    for _path, f, _sink, report in text_files(raw, monitors, None, what="row"):  # rows placed below, merged
+    for path, f, _sink, report in text_files(raw, monitors, None, what="row"):  # rows placed below, merged
         header, columns, t_start = None, None, 0.0
+        offset, last_t, appended = 0.0, None, []  # sessions appended to the file: their first line numbers
         episodes: list[tuple[float, int, dict]] = []
         per_file.append(episodes)
         for lineno, _offset, text in iter_lines(f, report):
@@ -109,7 +110,20 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
             if len(cells) != len(columns) or not 0 <= length < 2**40 or not math.isfinite(t):
                 report.bad.append((lineno, "not an `r,l,t` row"))
                 continue
-            episodes.append((t_start + t, len(episodes), row))
+            if last_t is not None and t < last_t:
+                # Monitor(override_existing=False) appends a later session's rows without a header, their `t` counted
+                # from that session's own start (monitor.py:43, :102, :195-201), which the file does not keep: they
+                # came after the earlier session's last episode, so they are counted on from there
+                offset += last_t
+                appended.append(lineno)
+            last_t = t
+            episodes.append((t_start + offset + t, len(episodes), row))
+        if appended:
+            raw.issues.append(DataIssue("appended_session", shown_path(source, path), (
+                f"{len(appended)} later session(s) appended to this Monitor file (override_existing=False; from line "
+                f"{', '.join(map(str, appended[:5]))}{' ...' if len(appended) > 5 else ''}) count their episodes' "
+                "times from a start the file does not record: their episodes are placed after the earlier session's "
+                "last one, their wall times a lower bound")))
     # SB3's load_results orders the episodes of all files by wall time; each file's own order is kept as written
     # (a Monitor appending to its file after a restart, override_existing=False, counts t from a new t_start)
     sink, step = RowSink(raw), 0
