@@ -73,9 +73,12 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     # local amplitude: the series times the line's phasor, averaged over one period
     demod = centred_mean(x * phasor, half)
     ptp = 4 * np.abs(demod)  # amplitude a gives |mean| a / 2; peak-to-peak 2 a
-    # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's)
+    # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's) — but not
+    # for points on a lattice (single episodes' 0/1 outcomes, a few trials' rates): most of their changes are 0,
+    # and the wave's removal leaves the rest tiny, so the changes show no noise at all; the given one stands
     resid = x - 2 * np.real(demod * np.conj(phasor))
-    noise_sd = min(noise_sd, robust_sd(np.diff(resid)))
+    if np.count_nonzero(np.diff(y) == 0) * 2 < m - 1:
+        noise_sd = min(noise_sd, robust_sd(np.diff(resid)))
     if not line[2] > LINE_NOISE * q * noise_sd ** 2:
         return []
     floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))

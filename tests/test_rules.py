@@ -2883,3 +2883,17 @@ def test_a_lone_first_point_in_the_notation(tmp_path, train, expect):
     check(case, got)
     if expect[0][0] == "graduated_regression":
         assert "(from 2)" in got[0].message, got[0].message
+
+
+def test_chance_clusters_of_failures_among_thousands_of_single_episode_successes_are_no_wave(tmp_path):
+    """A goal env's per-episode `is_success` (SB3's Monitor under HER: one 0/1 a point) held near 0.9 for 9,000
+    episodes: somewhere among them a few failures come close together by chance. Most of such a series' changes are
+    0, so a noise read from the changes is none, and 23 clusters were waves (14 in one run of the thirtieth corpus);
+    a lattice's noise is its model's."""
+    rng = np.random.default_rng(1)
+    n = 9000
+    won = rng.random(n) < 0.05 + 0.85 * (1 - np.exp(-np.arange(n) / 60))
+    case = Case("is_success a point", {"FetchReach": E(train=" ".join(f"{v:.0f}" for v in won), train_every=50)}, [])
+    got, run = run_case(case, tmp_path)
+    assert [w for w in got if w.type == "performance_volatility"] == [], got
+    assert run.environments[0].current_state == "graduated"
