@@ -35,6 +35,7 @@ BLOCK_AGREE = 1.15  # ... for a line at periods this close in two blocks side by
 BLOCK_PERIODS = 8  # ... of this many periods in a block at least (a slower wave drifts less in phase, and a
                    # block resolves a smoothed series' red spectrum into lines at its low end)
 ENVELOPE_NOISE = 3.0  # ... and this many times the peak-to-peak noise alone shows over one period
+GAUSSIAN_CHANGES = 0.5  # changes whose median-based sd is under this share of their rms are no gaussian noise
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,15 @@ def oscillations(values: np.ndarray, noise_sd: float, width: float, start: int =
     demod = centred_mean(x * phasor, half)
     ptp = 4 * np.abs(demod)  # amplitude a gives |mean| a / 2; peak-to-peak 2 a
     # the point noise without the wave (a noise estimate from changes between neighbours holds the wave's) — but not
-    # for points on a lattice (single episodes' 0/1 outcomes, a few trials' rates): most of their changes are 0,
-    # and the wave's removal leaves the rest tiny, so the changes show no noise at all; the given one stands
+    # where the changes are far from gaussian (their median-based sd under GAUSSIAN_CHANGES x their root mean
+    # square): single episodes' outcomes, 0/1 or a return of 0 unless solved, change little between most
+    # neighbours and a lot now and then, so their median change shows almost no noise, and a few failures close
+    # together by chance among thousands of successes were a wave; the given noise stands
     resid = x - 2 * np.real(demod * np.conj(phasor))
-    if np.count_nonzero(np.diff(y) == 0) * 2 < m - 1:
-        noise_sd = min(noise_sd, robust_sd(np.diff(resid)))
+    changes = np.diff(resid)
+    from_changes = robust_sd(changes)
+    if from_changes >= GAUSSIAN_CHANGES * float(np.sqrt(np.mean(changes * changes) / 2)):
+        noise_sd = min(noise_sd, from_changes)
     if not line[2] > LINE_NOISE * q * noise_sd ** 2:
         return []
     floor = max(PEAK_TO_PEAK * width, ENVELOPE_NOISE * 4 * noise_sd / np.sqrt(window))
