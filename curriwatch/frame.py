@@ -399,16 +399,16 @@ def _interleaved(key: np.ndarray, origin: np.ndarray, segment: np.ndarray, step:
     episodes at other steps than before), so both are in the frame, interleaved."""
     group = key * (int(origin.max()) + 1) + origin
     width = int(segment.max()) + 1
-    pair, at = np.unique(group * width + segment, return_inverse=True)
-    if len(pair) == len(np.unique(group)):
+    pair, at = np.unique(group * width + segment, return_inverse=True)  # sorted: by key, then stretch
+    owner = (pair // width)[::-1]  # each pair's key, from the last pair back
+    same = owner[1:] == owner[:-1]  # the pair before (in this order: the next stretch) is of the same key
+    if not same.any():
         return np.zeros(len(step), bool)  # no key has two stretches
     first = pd.Series(step).groupby(at).min().to_numpy()  # each (key, stretch)'s first step, pairs in order
     # the smallest first step of any later stretch of the same key: a running minimum from the last stretch back,
     # shifted by one stretch
-    owner = (pair // width)[::-1]
     running = pd.Series(first[::-1]).groupby(owner).cummin().to_numpy()
     later = np.full(len(pair), np.iinfo(np.int64).max, np.int64)
-    same = owner[1:] == owner[:-1]
     later[1:][same] = running[:-1][same]
     return step >= later[::-1][at]
 
