@@ -124,8 +124,8 @@ def read_sb3_monitor(source: RunSource) -> RawRun:
                 f"{', '.join(map(str, appended[:5]))}{' ...' if len(appended) > 5 else ''}) count their episodes' "
                 "times from a start the file does not record: their episodes are placed after the earlier session's "
                 "last one, their wall times a lower bound")))
-    # SB3's load_results orders the episodes of all files by wall time; each file's own order is kept as written
-    # (a Monitor appending to its file after a restart, override_existing=False, counts t from a new t_start)
+    # SB3's load_results orders the episodes of all files by wall time; so do we, each file's own order kept (its
+    # appended sessions counted on from the one before, above, its wall times rise)
     sink, step = RowSink(raw), 0
     for wall, _order, row in heapq.merge(*per_file, key=lambda e: e[0]):
         step += int(float(row["l"]))
