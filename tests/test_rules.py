@@ -527,6 +527,15 @@ SHAPES = [
           "b": E(train="0.1+0.05x16 0.9~0.02x450")},
          [("performance_volatility", "a", "warning", 2160, 50)], ("performance_volatility", "graduated_regression"),
          seed=0),
+    # a slow wave (18 points a period) is dated where its first half period takes it `threshold` x the range off the
+    # held level (k = 3: 0.3 cos(2 pi k / 18) < 0.3 - 0.15 x 0.8), as a burst or a fall is by its first point off; its
+    # envelope, a mean over a period, reaches half height where the wave begins (twenty-sixth corpus: SMAC win rates
+    # 5 evals early, past the 2-eval tolerance)
+    Case("a slow wave is dated by its first point off the held level",
+         {"a": E(train="0.1+0.05x16 0.9~0.02x200 0.6w0.3p18~0.02x180 0.9~0.02x100"),
+          "b": E(train="0.1+0.05x16 0.9~0.02x480")},
+         [("performance_volatility", "a", "warning", 2190, 10)], ("performance_volatility", "graduated_regression"),
+         seed=0),
     Case("a rate that oscillates all its life is volatility, not a stall",
          {"a": E(train="0.5w0.3p9~0.05x400"), "b": E(train="0.1+0.05x16 0.9~0.02x384")},
          [("performance_volatility", "a", "warning", 0, 50)], ("performance_volatility", "training_stagnation")),

@@ -71,6 +71,8 @@ ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or
 LONE_LEAD_GAP = 4  # a burst's first point off the level, this many calm points or more before its next one (and
                    # more than between any two of its later ones), is an outlier of the calm noise before it ...
 CALM_SE = 3.0  # ... when those calm points' mean lies within this many standard errors of the level held
+WAVE_SMOOTH = 3  # a wave's first point off its level is read on running medians of this many points (one noisy point
+                 # is no start)
 SCATTER_POINTS = 4  # after graduation, this many points off the held level, each within dip_points of the last ...
 SCATTER_NOISE = 4.0  # ... each this many noise sds and `threshold` x the range off it (either way), are a burst
 SCATTER_CHANCE = 0.01  # ... unless such a group is expected this often by chance (a looser bar than a deep drop's
@@ -103,7 +105,7 @@ def performance_volatility(env: EnvData, s: dict) -> list[Incident]:
     active_from = next((iv.start_step for iv in env.timeline if iv.state != "locked"), None)
     events = [_switching_event(env, ep, active_from) for ep in eps]
     for split in ("train", "eval"):
-        events += _swings(env, split, s, width) + _waves(env, split, width) + _bursts(env, split, s, width)
+        events += _swings(env, split, s, width) + _waves(env, split, width, s["threshold"]) + _bursts(env, split, s, width)
     events += _dips(env, s) + _falls_back(env, s)
     out = []
     for ev in _merged(events):
@@ -586,9 +588,10 @@ def _outlier_bursts(sig: dict, s: dict) -> list[dict]:
     return out
 
 
-def _waves(env: EnvData, split: str, width: float) -> list[dict]:
+def _waves(env: EnvData, split: str, width: float, threshold: float) -> list[dict]:
     """Sustained oscillation of `split` (see curriwatch.oscillation): over the whole series and, for a
-    graduated env, from graduation on (a wave that starts late is a small share of the whole)."""
+    graduated env, from graduation on (a wave that starts late is a small share of the whole); each dated from its
+    first point off the level before it (see _first_off_level)."""
     f = fit(env, split)
     y, steps = f.series.values, f.series.steps
     if len(y) < 2:
@@ -608,7 +611,9 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
     out = []
     for o in found:
         mid = float(np.median(y[o.first: o.last + 1]))
-        out.append({"kind": "oscillation", "split": split, "first_step": int(steps[o.first]),
+        held_from = int(np.searchsorted(steps, env.graduation_step, "left")) if env.graduation_step is not None else 0
+        first = _first_off_level(y, o, threshold * width, held_from)
+        out.append({"kind": "oscillation", "split": split, "first_step": int(steps[first]),
                     "last_step": int(steps[o.last]), "high": mid + o.peak_to_peak / 2, "low": mid - o.peak_to_peak / 2,
                     "ptp": o.peak_to_peak, "phase_steps": o.period * dt, "series_last_step": int(steps[-1]),
                     "weight": int((o.last - o.first + 1) / o.period),
@@ -616,6 +621,26 @@ def _waves(env: EnvData, split: str, width: float) -> list[dict]:
                     # spans half a period in more steps there than the median interval says)
                     "half_period_step": int(steps[min(o.first + int(round(o.period / 2)), len(steps) - 1)])})
     return out
+
+
+def _first_off_level(y: np.ndarray, o, off: float, held_from: int) -> int:
+    """Where oscillation `o` began: the first point from half a period before its envelope reached half height
+    whose running median of WAVE_SMOOTH points lies over `off` (`threshold` x the range) from the level before it
+    (the median of the period before that, from `held_from` on — graduation: a learning rise is no level), as a
+    burst or a fall is dated by its first point off. The envelope, a mean over a period, rises over a whole period
+    and reaches half height where the wave begins, a few points before a slow wave's first half period takes it
+    that far off. Its own start when no such level or point is found (a wave from the series' start, no range)."""
+    half = int(round(o.period / 2))
+    a0 = max(o.first - half, 0)
+    lo = max(a0 - int(round(o.period)), held_from if held_from < a0 - WAVE_SMOOTH else 0)
+    if not off > 0 or a0 - lo < WAVE_SMOOTH:
+        return o.first
+    level = median(y[lo:a0])
+    k = WAVE_SMOOTH // 2
+    off_at = [abs(median(y[i - k: i + k + 1]) - level) > off for i in range(max(a0, k), min(o.last + 1, len(y) - k))]
+    if not off_at or off_at[0]:
+        return o.first  # off where the search begins: the points before were no level (a rise, the wave itself)
+    return max(a0, k) + off_at.index(True) if any(off_at) else o.first
 
 
 def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
