@@ -49,13 +49,14 @@ def check_logdir(logdir: str | os.PathLike) -> str:
     return path
 
 
-def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue]]:
+def discover(logdir: str | os.PathLike, step_keys: tuple[str, ...] = ()) -> tuple[list[RunSource], list[DataIssue]]:
     """Walk `logdir` (symlinked folders are not followed, so loops cannot hang it) and return runs.
 
     A folder with event files is a TensorBoard run; event files in its subfolders (torch's
     add_hparams / add_scalars write those) belong to it. A folder with `run-*.wandb` files is a
     W&B run. Other kinds (Ray Tune, dcd, SwanLab, ROLL stdout logs) come from the registry in
-    sources.py. Everything else is ignored; folders that cannot be listed become data issues.
+    sources.py (`step_keys`: the user profiles', see detect_sources). Everything else is ignored; folders that
+    cannot be listed become data issues.
     """
     root = check_logdir(logdir)
     issues: list[DataIssue] = []
@@ -72,7 +73,7 @@ def discover(logdir: str | os.PathLike) -> tuple[list[RunSource], list[DataIssue
         dirnames.sort()
         events = [f for f in filenames if TB_FILE.match(f)]
         wandbs = [f for f in filenames if WANDB_FILE.match(f)]
-        found, exclusive = detect_sources(folder, filenames)
+        found, exclusive = detect_sources(folder, filenames, step_keys)
         other_runs += [RunSource(relative_name(path, root), kind, path, files) for kind, path, files in found]
         if events and not exclusive:
             owner = _tb_owner(folder, tb_runs)

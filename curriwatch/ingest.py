@@ -160,7 +160,8 @@ def plan_sources(logdir, profile: str | None, config, reader: str, wandb_runs: I
     issues: list[DataIssue] = []
     root = ""
     if logdir is not None:
-        found, issues = discover(logdir)
+        user_steps = tuple(dict.fromkeys(k for prof in config.user_profiles.values() for k in prof.step_keys))
+        found, issues = discover(logdir, user_steps)
         root = logdir if is_url(logdir) else os.path.abspath(os.fspath(logdir))
         sources.extend(found)
     wandb_runs = list(wandb_runs)
@@ -175,7 +176,7 @@ def plan_sources(logdir, profile: str | None, config, reader: str, wandb_runs: I
             "W&B run files (run-*.wandb), Ray Tune trials (result.json/progress.csv + params.json), "
             "dcd logs.csv, SwanLab runs (run-*.swanlab), tinker-cookbook or prime-rl metrics.jsonl, MTRL "
             "train.log/eval.log, Acme logs/{label}/logs.csv, MLflow runs (mlruns/, mlflow.db), sacred runs (metrics.json + run.json), TorchRL's scalars/*.csv, a logger's progress.csv, log.csv or metrics.csv "
-            "naming a step column, or ROLL stdout logs (metrics_tag: lines)")
+            "naming a step column (any CSV naming a user profile's step_key), or ROLL stdout logs (metrics_tag: lines)")
     return Plan(config, root, sources, issues, forced, profiles, grouper)
 
 

@@ -23,6 +23,7 @@ class SourceKind:
     exclusive: bool = False
     description: str = ""
     shadows: tuple[str, ...] = ()
+    step_keys: bool = False  # its detection also takes the user profiles' step keys (see detect_sources)
 
 
 def _lazy(module: str, func: str) -> Callable:
@@ -68,7 +69,8 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    "one folder (RL Zoo's logs/{algo}/{env}_{n}/)"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
-                   "rl-starter-files `log.csv`, Lightning `metrics.csv`"),
+                   "rl-starter-files `log.csv`, Lightning `metrics.csv`, any other CSV whose header names a user "
+                   "profile's `step_key` (AgileRL's `training_metrics.csv`)", step_keys=True),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),
@@ -76,11 +78,15 @@ SOURCE_KINDS: dict[str, SourceKind] = {
 }
 
 
-def detect_sources(folder: str, filenames: list[str]) -> tuple[list[tuple[str, str, tuple[str, ...]]], bool]:
-    """Runs of the registered kinds in one folder as (kind, path, files), and whether one is exclusive."""
+def detect_sources(folder: str, filenames: list[str], step_keys: tuple[str, ...] = ()
+                   ) -> tuple[list[tuple[str, str, tuple[str, ...]]], bool]:
+    """Runs of the registered kinds in one folder as (kind, path, files), and whether one is exclusive.
+    `step_keys`: the user profiles' step keys — a user who names the column their log steps by names a log of theirs
+    (a CSV file of any name whose header holds it)."""
     found, exclusive = [], False
     for kind in SOURCE_KINDS.values():
-        for name, files in kind.detect(folder, filenames):
+        detected = kind.detect(folder, filenames, step_keys) if kind.step_keys else kind.detect(folder, filenames)
+        for name, files in detected:
             found.append((kind.name, os.path.join(folder, name) if name else folder, files))
             exclusive |= kind.exclusive
     return found, exclusive

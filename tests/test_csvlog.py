@@ -12,7 +12,7 @@ import pytest
 
 import curriwatch
 from curriwatch.discover import discover
-from writers import RlStarterCsvLogger, write_tb, write_tune_trial
+from writers import AgileRLCsvLogger, RlStarterCsvLogger, write_tb, write_tune_trial
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sb3_csv"
 sys.path.insert(0, str(FIXTURES))
@@ -114,6 +114,62 @@ def test_other_csv_files_are_not_runs(tmp_path):
     (tmp_path / "data" / "metrics.csv").write_text("name,accuracy\nresnet,0.9\n")
     runs, issues = discover(tmp_path)
     assert runs == [] and issues == []
+
+
+AGILERL_PROFILE = """\
+profiles:
+  agilerl:
+    patterns:
+      - {regex: '^train/mean_score$', env: "{run}", split: train, metric: score}
+      - {regex: '^eval/mean_fitness$', env: "{run}", split: eval, metric: score}
+    performance_metric: score
+    step_key: train/global_step
+    run_env: '(?P<env>[A-Z][A-Za-z0-9]*-v[0-9]+)'
+"""
+
+
+def _agilerl_run(folder, reports):
+    log = AgileRLCsvLogger(folder / "training_metrics.csv")
+    for step, fitness, score in reports:
+        log.write(step, fitness, score)
+    log.close()
+
+
+def test_a_csv_of_any_name_naming_a_user_profiles_step_key_is_read(tmp_path):
+    """AgileRL's CSVLogger writes `training_metrics.csv` (its docs' name), one row an evolution step stepped by
+    `train/global_step`: a CSV of no logger name the README lists. A user profile whose `step_key` its header holds
+    says it is a log of theirs: read, each value at its row's global step (two runs, one a folder)."""
+    logs = tmp_path / "logs"
+    reports = {"PPO_LunarLander-v3_01": [(4096 * k, -200.0 + 3 * k, -210.0 + 3 * k) for k in range(1, 41)],
+               "PPO_CartPole-v1_02": [(2048 * k, 10.0 + 12 * k, 8.0 + 12 * k) for k in range(1, 31)]}
+    for name, rows in reports.items():
+        _agilerl_run(logs / name, rows)
+    cfg = tmp_path / "curriwatch.yaml"
+    cfg.write_text(AGILERL_PROFILE)
+    ingest = curriwatch.load(logs, config=cfg)
+    assert sorted((i.source, i.envs[0]) for i in ingest.runs) == [("csvlog", "CartPole-v1"), ("csvlog", "LunarLander-v3")]
+    for name, rows in reports.items():
+        env = name.split("_")[1]
+        for split, col in (("train", 2), ("eval", 1)):
+            assert [(s, v) for e, s, v in _points(ingest, "score", split) if e == env] == [(r[0], r[col]) for r in rows]
+    # without the profile nothing names the file a log: no run (exit 2 from the CLI), never a guess
+    with pytest.raises(curriwatch.InputError, match="no runs found"):
+        curriwatch.load(logs)
+
+
+def test_several_csvs_naming_the_step_key_in_one_folder_are_runs_of_their_own(tmp_path):
+    """Two such files in one folder (a train log and an eval log of one job, each from step 0) are two runs: one
+    file's rows after the other's would read as a restart."""
+    folder = tmp_path / "logs" / "job"
+    folder.mkdir(parents=True)
+    (folder / "train_log.csv").write_text("train/global_step,train/mean_score\n100,1.0\n200,2.0\n")
+    (folder / "eval_log.csv").write_text("train/global_step,eval/mean_fitness\n100,1.5\n200,2.5\n")
+    (folder / "notes.csv").write_text("name,value\na,1\n")
+    (folder / "0.monitor.csv").write_text('#{"t_start": 1.0}\nr,l,t\n1.0,10,0.1\n')
+    runs, issues = discover(tmp_path / "logs", ("train/global_step",))
+    assert sorted((r.source, r.name) for r in runs) == [("csvlog", "job/eval_log.csv"), ("csvlog", "job/train_log.csv"),
+                                                      ("sb3-monitor", "job")] and issues == []  # the Monitor file is its own
+    assert [r.source for r in discover(tmp_path / "logs")[0]] == ["sb3-monitor"]
 
 
 def test_damaged_rows_are_reported_and_the_rest_kept(tmp_path):

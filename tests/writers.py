@@ -632,3 +632,39 @@ class AcmeCounters:
             name = f"{prefix}_{key}" if prefix else key
             self.counts[name] = self.counts.get(name, 0) + value
         return dict(self.counts)
+
+
+class AgileRLCsvLogger:
+    """AgileRL's CSVLogger (AgileRL/AgileRL@549d85e agilerl/logger.py:170-207): the first report opens the file with
+    "w" and a `csv.DictWriter` whose fieldnames are that report's keys, writes the header, then one row a report,
+    flushed. The report is Population's MetricsReport.to_dict (agilerl/population.py:141-197): `train/global_step` (the
+    agents' steps summed), `train/steps_per_second`, `eval/mean_fitness`, `eval/best_fitness`, `train/mean_score`,
+    per-agent `train/agent_{i}/local_steps`, `eval/agent_{i}/fitness`, `train/agent_{i}/score`. The docs' example
+    names the file `training_metrics.csv` (docs/metrics_and_logging/index.rst:168-172)."""
+
+    def __init__(self, path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)
+        self.file = None
+        self.writer = None
+
+    def write(self, global_step: int, mean_fitness: float, mean_score: float, agents: int = 2) -> None:
+        import csv
+
+        data = {"train/global_step": global_step, "train/steps_per_second": 2500.0, "eval/mean_fitness": mean_fitness,
+                "eval/best_fitness": mean_fitness + 10.0, "train/mean_score": mean_score}
+        for i in range(agents):
+            data[f"train/agent_{i}/local_steps"] = global_step // agents
+        for i in range(agents):
+            data[f"eval/agent_{i}/fitness"] = mean_fitness + i
+        for i in range(agents):
+            data[f"train/agent_{i}/score"] = mean_score - i
+        if self.writer is None:
+            self.file = self.path.open("w", newline="")
+            self.writer = csv.DictWriter(self.file, fieldnames=list(data.keys()))
+            self.writer.writeheader()
+        self.writer.writerow(data)
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()

@@ -13,10 +13,12 @@
   until the first status save (scripts/train.py:171-189: it is written while the saved status still
   says 0 frames); a job resumed from its status appends, its frames since the save logged again.
 
-A folder's `progress.csv`, `log.csv` or `metrics.csv` is a run when its header names a step column (STEP_KEYS) and
-neither the folder nor a subfolder of it holds TensorBoard event files (the same values written twice, as
-SB3 and rl-starter-files write them beside it and OpenAI baselines into `tb/`: the event files are read)
-nor is it a Ray Tune trial's (readers/tune.py owns those; a `params.json` beside a progress.csv without Tune's
+A folder's `progress.csv`, `log.csv` or `metrics.csv` is a run when its header names a step column (STEP_KEYS, or a
+user profile's `step_key`); a CSV file of another name when its header names a user profile's `step_key` (a user who
+names the column their logger steps by has named a log of theirs: a results table with a `step` column is no run
+by default) — each where neither the folder nor a subfolder of it holds TensorBoard event files (the same values
+written twice, as SB3 and rl-starter-files write them beside it and OpenAI baselines into `tb/`: the event files are
+read) and the folder is no Ray Tune trial's (readers/tune.py owns those; a `params.json` beside a progress.csv without Tune's
 columns is another logger's: OpenAI baselines' HER writes one). The first step
 column found is the step; rows sharing a step are kept as observations, a step going back begins a
 restart (rows.RowSink). Keys then go through the key profiles like TensorBoard tags (`rollout/
@@ -35,6 +37,8 @@ from .tune import detect_tune
 
 LOG_FILES = ("progress.csv", "log.csv", "metrics.csv")
 SUBFOLDERS = 64
+OTHER_FILES = 64  # CSV files of other names a folder is sniffed for a user profile's step key
+MONITOR_SUFFIX = "monitor.csv"  # SB3's Monitor files (readers/sb3_monitor.py)
 
 
 def _event_files_below(folder: str) -> bool:
@@ -52,16 +56,29 @@ def _event_files_below(folder: str) -> bool:
     return False
 
 
-def detect_csvlog(folder: str, filenames: list[str]) -> list[tuple[str, tuple[str, ...]]]:
-    """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it."""
+def detect_csvlog(folder: str, filenames: list[str], step_keys: tuple[str, ...] = ()
+                  ) -> list[tuple[str, tuple[str, ...]]]:
+    """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it; else
+    each other CSV file (the first OTHER_FILES by name) whose header names one of `step_keys` — the user profiles':
+    the column a user's own logger steps by (AgileRL's CSVLogger writes `training_metrics.csv`, its rows stepped by
+    `train/global_step`) — is a run, the folder itself when it is the only one."""
     names = set(filenames)
     if any(TB_FILE.match(name) for name in filenames) or detect_tune(folder, filenames):
         return []
     for name in LOG_FILES:
-        if name in names and set(csv_header(os.path.join(folder, name))).intersection(STEP_KEYS) \
+        if name in names and set(csv_header(os.path.join(folder, name))).intersection(STEP_KEYS + step_keys) \
                 and not _event_files_below(folder):
             return [("", (os.path.join(folder, name),))]
-    return []
+    if not step_keys:
+        return []
+    others = sorted(n for n in filenames if n.lower().endswith(".csv") and n not in LOG_FILES
+                    and not n.lower().endswith(MONITOR_SUFFIX))[:OTHER_FILES]
+    own = [n for n in others if set(csv_header(os.path.join(folder, n))).intersection(step_keys)]
+    if not own or _event_files_below(folder):
+        return []
+    if len(own) == 1:
+        return [("", (os.path.join(folder, own[0]),))]
+    return [(n, (os.path.join(folder, n),)) for n in own]
 
 
 def read_csvlog(source: RunSource) -> RawRun:
