@@ -137,9 +137,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
-                                  "twentyninth", "thirtieth", "thirtyfirst"])
+                                  "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to thirty-first corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -237,7 +237,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     verl-agent's ALFWorld `episode/{task}_success_rate` (absent for the types a batch did not draw) and
     `val/{task}_success_rate`, open-instruct's per-verifier `objective/{verifier}_correct_rate` on the `training_step`
     axis (zero-std filtered groups, evals collected late, histograms in the rows, train-only runs), AReaL's
-    `rollout/reward` and `eval-rollout/reward` in `{fileroot}/logs/{user}/{experiment}/{trial}/wandb/`:
+    `rollout/reward` and `eval-rollout/reward` in `{fileroot}/logs/{user}/{experiment}/{trial}/wandb/`; thirty-second:
+    rLLM's per-source `val/{data_source}/pass@1` (W&B or `tensorboard_log/{project}/{experiment}`, raw `@` tags),
+    OpenPipe ART's `train|val/reward` a model a W&B run (`env: "{run}"`, restarts under the same id), AgileRL's
+    population `eval/mean_fitness` and `train/mean_score` (W&B rows without `step=` on `train/global_step`, or
+    TensorBoard; `run_env`), its CSVLogger file kept though unread:
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
