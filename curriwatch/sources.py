@@ -24,6 +24,7 @@ class SourceKind:
     description: str = ""
     shadows: tuple[str, ...] = ()
     step_keys: bool = False  # its detection also takes the user profiles' step keys (see detect_sources)
+    fallback: bool = False  # detected only in a folder where no other kind found a run
 
 
 def _lazy(module: str, func: str) -> Callable:
@@ -69,11 +70,13 @@ SOURCE_KINDS: dict[str, SourceKind] = {
                    "one folder (RL Zoo's logs/{algo}/{env}_{n}/)"),
         SourceKind("csvlog", _lazy("csvlog", "detect_csvlog"), _lazy("csvlog", "read_csvlog"),
                    description="a training logger's CSV without a TensorBoard copy: SB3/baselines `progress.csv`, "
-                   "rl-starter-files `log.csv`, Lightning `metrics.csv`, any other CSV whose header names a user "
-                   "profile's `step_key` (AgileRL's `training_metrics.csv`)", step_keys=True),
+                   "rl-starter-files `log.csv`, Lightning `metrics.csv`", step_keys=True),
         SourceKind("roll-stdout", _lazy("roll_stdout", "detect_roll_stdout"),
                    _lazy("roll_stdout", "read_roll_stdout"),
                    description="ROLL stdout tracker log: *.log with `metrics_tag: {...}` lines"),
+        SourceKind("user-csv", _lazy("csvlog", "detect_user_csv"), _lazy("csvlog", "read_csvlog"),
+                   description="any other CSV whose header names a user profile's `step_key`, in a folder no other "
+                   "kind reads (AgileRL's `training_metrics.csv`)", step_keys=True, fallback=True),
     )
 }
 
@@ -85,6 +88,8 @@ def detect_sources(folder: str, filenames: list[str], step_keys: tuple[str, ...]
     (a CSV file of any name whose header holds it)."""
     found, exclusive = [], False
     for kind in SOURCE_KINDS.values():
+        if kind.fallback and found:
+            continue
         detected = kind.detect(folder, filenames, step_keys) if kind.step_keys else kind.detect(folder, filenames)
         for name, files in detected:
             found.append((kind.name, os.path.join(folder, name) if name else folder, files))

@@ -147,7 +147,7 @@ def test_a_csv_of_any_name_naming_a_user_profiles_step_key_is_read(tmp_path):
     cfg = tmp_path / "curriwatch.yaml"
     cfg.write_text(AGILERL_PROFILE)
     ingest = curriwatch.load(logs, config=cfg)
-    assert sorted((i.source, i.envs[0]) for i in ingest.runs) == [("csvlog", "CartPole-v1"), ("csvlog", "LunarLander-v3")]
+    assert sorted((i.source, i.envs[0]) for i in ingest.runs) == [("user-csv", "CartPole-v1"), ("user-csv", "LunarLander-v3")]
     for name, rows in reports.items():
         env = name.split("_")[1]
         for split, col in (("train", 2), ("eval", 1)):
@@ -159,16 +159,20 @@ def test_a_csv_of_any_name_naming_a_user_profiles_step_key_is_read(tmp_path):
 
 def test_several_csvs_naming_the_step_key_in_one_folder_are_runs_of_their_own(tmp_path):
     """Two such files in one folder (a train log and an eval log of one job, each from step 0) are two runs: one
-    file's rows after the other's would read as a restart."""
+    file's rows after the other's would read as a restart. In a folder another kind reads (a Monitor file here;
+    dcd's fields.csv beside its logs.csv, Acme's logs.csv) no CSV is read as a user's log: it is that kind's."""
     folder = tmp_path / "logs" / "job"
     folder.mkdir(parents=True)
     (folder / "train_log.csv").write_text("train/global_step,train/mean_score\n100,1.0\n200,2.0\n")
     (folder / "eval_log.csv").write_text("train/global_step,eval/mean_fitness\n100,1.5\n200,2.5\n")
     (folder / "notes.csv").write_text("name,value\na,1\n")
-    (folder / "0.monitor.csv").write_text('#{"t_start": 1.0}\nr,l,t\n1.0,10,0.1\n')
+    zoo = tmp_path / "logs" / "zoo"
+    zoo.mkdir()
+    (zoo / "0.monitor.csv").write_text('#{"t_start": 1.0, "env_id": "CartPole-v1"}\nr,l,t\n1.0,10,0.1\n')
+    (zoo / "extra.csv").write_text("train/global_step,x\n1,2\n")
     runs, issues = discover(tmp_path / "logs", ("train/global_step",))
-    assert sorted((r.source, r.name) for r in runs) == [("csvlog", "job/eval_log.csv"), ("csvlog", "job/train_log.csv"),
-                                                      ("sb3-monitor", "job")] and issues == []  # the Monitor file is its own
+    assert sorted((r.source, r.name) for r in runs) == [("sb3-monitor", "zoo"), ("user-csv", "job/eval_log.csv"),
+                                                      ("user-csv", "job/train_log.csv")] and issues == []
     assert [r.source for r in discover(tmp_path / "logs")[0]] == ["sb3-monitor"]
 
 

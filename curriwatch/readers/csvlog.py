@@ -58,10 +58,8 @@ def _event_files_below(folder: str) -> bool:
 
 def detect_csvlog(folder: str, filenames: list[str], step_keys: tuple[str, ...] = ()
                   ) -> list[tuple[str, tuple[str, ...]]]:
-    """The folder is a run when it holds a logger's CSV file naming a step column and no other copy of it; else
-    each other CSV file (the first OTHER_FILES by name) whose header names one of `step_keys` — the user profiles':
-    the column a user's own logger steps by (AgileRL's CSVLogger writes `training_metrics.csv`, its rows stepped by
-    `train/global_step`) — is a run, the folder itself when it is the only one."""
+    """The folder is a run when it holds a logger's CSV file naming a step column (or a user profile's step key) and
+    no other copy of it."""
     names = set(filenames)
     if any(TB_FILE.match(name) for name in filenames) or detect_tune(folder, filenames):
         return []
@@ -69,7 +67,17 @@ def detect_csvlog(folder: str, filenames: list[str], step_keys: tuple[str, ...] 
         if name in names and set(csv_header(os.path.join(folder, name))).intersection(STEP_KEYS + step_keys) \
                 and not _event_files_below(folder):
             return [("", (os.path.join(folder, name),))]
-    if not step_keys:
+    return []
+
+
+def detect_user_csv(folder: str, filenames: list[str], step_keys: tuple[str, ...] = ()
+                    ) -> list[tuple[str, tuple[str, ...]]]:
+    """Where no other kind found a run in the folder (sources.detect_sources: dcd's `fields.csv`, Acme's `logs.csv`
+    are theirs): each CSV file of another name (the first OTHER_FILES by name) whose header names one of `step_keys`
+    — the user profiles': the column a user's own logger steps by (AgileRL's CSVLogger writes
+    `training_metrics.csv`, its rows stepped by `train/global_step`) — is a run, the folder itself when it is the
+    only one."""
+    if not step_keys or any(TB_FILE.match(name) for name in filenames):
         return []
     others = sorted(n for n in filenames if n.lower().endswith(".csv") and n not in LOG_FILES
                     and not n.lower().endswith(MONITOR_SUFFIX))[:OTHER_FILES]
