@@ -62,8 +62,9 @@ for what the thirty-one other corpora do not cover:
              `run_env` finding the Gymnasium id in the W&B run name or the TensorBoard folder; 55 % W&B offline, 45 %
              TensorBoard; `agilerl_csv`: the CSVLogger alone, under the name AgileRL's docs give it
              (docs/metrics_and_logging/index.rst:168-172: `CSVLogger("training_metrics.csv")`), in a folder
-             `{algo}_{env}_{stamp}/` of the run; its header `train/global_step,…`. curriwatch reads no such file (the
-             README lists the CSV files it reads): the group does not load, its labels count as missed (UNREAD).
+             `{algo}_{env}_{stamp}/` of the run; its header `train/global_step,…`. curriwatch read no such file when the
+             corpus was written (the README listed the CSV files it read: the group did not load, its labels counted
+             as missed); since the thirty-third round a CSV whose header names a user profile's `step_key` is read.
 
 Truth (the thirty-first corpus's): each env has a skill s in [0, 1] at a fractional point index x = step / G, G the
 env's judged interval (the validation interval; a step for a train-only ART run; an evolution step's global steps for
@@ -101,8 +102,8 @@ import numpy as np
 VERSION = 1
 N_RUNS = 60
 SMALL_RUNS = 4
+UNREAD = ()  # conventions whose files curriwatch does not read (AgileRL's CSVLogger file until the thirty-third round)
 CYCLE = ("rllm", "art", "agilerl", "agilerl_csv", "rllm", "art", "agilerl", "rllm", "art", "agilerl")
-UNREAD = ("agilerl_csv",)  # AgileRL's CSVLogger file: curriwatch reads no such CSV (README: which files are read)
 EVENTS = ("graduated_regression", "training_stagnation", "performance_volatility", "unexpected_transition",
           "eval_gap", "prolonged_training")
 RLLM_SOURCES = {"math500": 500, "aime2024": 30, "amc23": 40, "olympiad_bench": 675, "minerva_math": 272,
