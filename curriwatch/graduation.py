@@ -37,7 +37,7 @@ RUN_SHARE = 0.05  # a plateau_window in plain steps is at most this share of the
 MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat env never graduates) ...
 TOP_SE = 2.0  # a top held by a short segment counts this many standard errors lower ...
 LONG_SEGMENT_POINTS = 30  # ... never below a level a segment of this many points held
-HOLD_RISES = 2.0  # an env short of a shared scale's line graduates at its own top held this x its climb ...
+HOLD_RISES = 1.0  # an env short of a shared scale's line graduates at its own top held as long as its climb ...
 SIBLING_CLIMBS = 1.5  # ... when that climb took at most this x its siblings' median
 TRAINED_AFTER = 3  # an env a curriculum that stops training graduated envs kept training this many
 # intervals (train or eval, the longer) past its inferred graduation, to the run's end, did not graduate
@@ -68,12 +68,14 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
-    if g is None and own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
+    if own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
             and (climb_span(env) or np.inf) <= SIBLING_CLIMBS * siblings:
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);
-        # one that climbs far slower than its siblings is still creeping up to their level
-        g = _first_graduation(env, f, own[0], own[1], graduation, HOLD_RISES)
+        # one that climbs far slower than its siblings is still creeping up to their level. Where a later
+        # stretch reached the run's line (back from a dip to a level a little higher), the earlier hold stands
+        held = _first_graduation(env, f, own[0], own[1], graduation, HOLD_RISES)
+        g = held if g is None or (held is not None and held < g) else g
     return g
 
 

@@ -504,6 +504,13 @@ SHAPES = [
     Case("an env held short of its sibling's top graduates at its own",
          {"a": E(train="0+10x8 75~1x150 35~1x100"), "b": E(train="0+10x9 95~1x291")},
          [("graduated_regression", "a", "critical", 1580, 0)], ("graduated_regression", "training_stagnation")),
+    # ... once it held its top as long as it took to climb there (a 14-point climb, held 24 evals at 88 % of the
+    # siblings' gain): a dip after that hold is a dip after graduation — the hold back from it, a little higher,
+    # that first reached the run's line is no later graduation (twenty-fifth corpus: SkyRL's list_functions)
+    Case("an env held short of its siblings' top graduated before its dip",
+         {"a": E(eval="0.17+0.03x20 0.75~0.01x24 0.45x3 0.76~0.01x33", eval_every=10),
+          **{k: E(eval="0.15+0.035x20 0.85~0.01x60", eval_every=10) for k in "bcd"}},
+         [("performance_volatility", "a", "warning", 440, 0)], ("performance_volatility", "graduated_regression")),
     # ... but one that crept there far slower than its sibling learned is still creeping up (default corpus)
     Case("a slow climber short of its sibling's top has not graduated",
          {"a": E(train="0+0.5x150 75~1x150"), "b": E(train="0+10x9 95~1x291")},
