@@ -608,10 +608,10 @@ def _waves(env: EnvData, split: str, width: float, threshold: float) -> list[dic
     if env.graduation_step is not None and not found:
         found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")), local=local)
     dt = f.series.median_interval() or 1.0
+    held_from = int(np.searchsorted(steps, env.graduation_step, "left")) if env.graduation_step is not None else 0
     out = []
     for o in found:
         mid = float(np.median(y[o.first: o.last + 1]))
-        held_from = int(np.searchsorted(steps, env.graduation_step, "left")) if env.graduation_step is not None else 0
         first = _first_off_level(y, o, threshold * width, held_from)
         out.append({"kind": "oscillation", "split": split, "first_step": int(steps[first]),
                     "last_step": int(steps[o.last]), "high": mid + o.peak_to_peak / 2, "low": mid - o.peak_to_peak / 2,
