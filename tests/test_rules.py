@@ -2958,3 +2958,20 @@ def test_a_short_fall_whose_segment_runs_on_is_still_a_dip(tmp_path):
     got, _run = run_case(case, tmp_path)
     check(case, got)
     assert got[0].evidence["points"] == 5 and got[0].evidence["lowest_gain_share"] < 0.4, got[0].evidence
+
+
+def test_a_stall_that_fell_on_its_way_says_so(tmp_path):
+    """An active env that held 0.5 (below its sibling's line: a stall) and then fell to 0.25, never graduated (an rLLM
+    data source: 0.70 for 87 evals, then 0.40): "no progress" is true, its mean level alone hides the collapse — the
+    message and evidence give the level it held and the level it fell to. A stall that did not fall says nothing of it."""
+    case = Case("stall that fell", {"a": E(train="0.1+0.1x4 0.5~0.01x150 0.25~0.01x100"),
+                                    "b": E(train="0.1+0.1x9 0.95~0.01x245")}, [], ("training_stagnation",))
+    got, _run = run_case(case, tmp_path)
+    (stall,) = [w for w in got if w.env_id == "a"]
+    assert abs(stall.evidence["fell_from"] - 0.5) < 0.02 and abs(stall.evidence["fell_to"] - 0.25) < 0.02
+    assert f"fell from {stall.evidence['fell_from']:.4g} to {stall.evidence['fell_to']:.4g}" in stall.message
+    flat = Case("stall", {"a": E(train="0.1+0.1x4 0.5~0.01x250"), "b": E(train="0.1+0.1x9 0.95~0.01x245")}, [],
+                ("training_stagnation",))
+    got, _run = run_case(flat, tmp_path / "flat")
+    (stall,) = [w for w in got if w.env_id == "a"]
+    assert "fell_from" not in stall.evidence and "fell from" not in stall.message
