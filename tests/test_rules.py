@@ -2975,3 +2975,11 @@ def test_a_stall_that_fell_on_its_way_says_so(tmp_path):
     got, _run = run_case(flat, tmp_path / "flat")
     (stall,) = [w for w in got if w.env_id == "a"]
     assert "fell_from" not in stall.evidence and "fell from" not in stall.message
+    # lower is better (an error rate): the level it held and the worse one, oriented back for the message
+    errors = Case("error stall that worsened", {"a": E(train="0.9-0.1x4 0.5~0.01x150 0.75~0.01x100"),
+                                                "b": E(train="0.9-0.1x9 0.05~0.01x245")}, [], ("training_stagnation",),
+                  {"performance_metric": "error_rate"}, metric="error_rate")
+    got, _run = run_case(errors, tmp_path / "errors")
+    (stall,) = [w for w in got if w.env_id == "a"]
+    assert abs(stall.evidence["fell_from"] - 0.5) < 0.02 and abs(stall.evidence["fell_to"] - 0.75) < 0.02
+    assert "worsened, rose from" in stall.message

@@ -156,7 +156,8 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
             "training_stagnation", env.env_id, "warning", int(steps[onset]), lastp, resolved,
             f"no progress in {'training' if len(env.train) else 'eval'} performance from step {int(steps[onset])} "
             f"to {lastp}: level {env.show(mean):.4g}"
-            + (f" (it fell from {env.show(fell[0]):.4g} to {env.show(fell[1]):.4g})" if fell else "")
+            + (f" (it {'fell' if env.sign == 1 else 'worsened, rose'} from {env.show(fell[0]):.4g} to "
+               f"{env.show(fell[1]):.4g})" if fell else "")
             + f", no rise above {min_rise:.3g} "
             f"({s['min_delta']:.0%} of its learned range) and no significant rising trend"
             + (" (active since this point)" if onset == lo else ""),
