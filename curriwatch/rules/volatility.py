@@ -604,11 +604,11 @@ def _waves(env: EnvData, split: str, width: float, threshold: float) -> list[dic
     noise = median(at_level)
     # means over numbers of trials that vary: each point's own noise
     local = at_level * f.noise.relative if f.noise.relative is not None else None
+    held_from = int(np.searchsorted(steps, env.graduation_step, "left")) if env.graduation_step is not None else 0
     found = oscillations(y, noise, width, local=local)
     if env.graduation_step is not None and not found:
-        found = oscillations(y, noise, width, int(np.searchsorted(steps, env.graduation_step, "left")), local=local)
+        found = oscillations(y, noise, width, held_from, local=local)
     dt = f.series.median_interval() or 1.0
-    held_from = int(np.searchsorted(steps, env.graduation_step, "left")) if env.graduation_step is not None else 0
     out = []
     for o in found:
         mid = float(np.median(y[o.first: o.last + 1]))
@@ -637,10 +637,14 @@ def _first_off_level(y: np.ndarray, o, off: float, held_from: int) -> int:
         return o.first
     level = median(y[lo:a0])
     k = WAVE_SMOOTH // 2
-    off_at = [abs(median(y[i - k: i + k + 1]) - level) > off for i in range(max(a0, k), min(o.last + 1, len(y) - k))]
-    if not off_at or off_at[0]:
+    first, end = max(a0, k), min(o.last + 1, len(y) - k)  # points with WAVE_SMOOTH points about them
+    if end <= first:
+        return o.first
+    around = np.median(np.lib.stride_tricks.sliding_window_view(y[first - k: end + k], WAVE_SMOOTH), axis=1)
+    off_at = np.abs(around - level) > off
+    if off_at[0]:
         return o.first  # off where the search begins: the points before were no level (a rise, the wave itself)
-    return max(a0, k) + off_at.index(True) if any(off_at) else o.first
+    return first + int(np.argmax(off_at)) if off_at.any() else o.first
 
 
 def _bursts(env: EnvData, split: str, s: dict, width: float) -> list[dict]:
