@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -34,7 +34,8 @@ the contract alone (benchmarks/detection_corpus_twentyeighth.py); `--corpus twen
 the contract alone (benchmarks/detection_corpus_twentyninth.py); `--corpus thirtieth` a thirtieth one, also from the
 contract alone (benchmarks/detection_corpus_thirtieth.py); `--corpus thirtyfirst` a thirty-first one, also from the
 contract alone (benchmarks/detection_corpus_thirtyfirst.py); `--corpus thirtysecond` a thirty-second one, also from
-the contract alone (benchmarks/detection_corpus_thirtysecond.py); `all` prints the thirty-two. The
+the contract alone (benchmarks/detection_corpus_thirtysecond.py); `--corpus thirtythird` a thirty-third one, also
+from the contract alone (benchmarks/detection_corpus_thirtythird.py); `all` prints the thirty-three. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -532,7 +533,7 @@ def run_corpus(which: str, args) -> dict:
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
                  "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                  "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth",
-                 "thirtyfirst", "thirtysecond"):
+                 "thirtyfirst", "thirtysecond", "thirtythird"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -594,8 +595,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_thirtieth as corpus
         elif which == "thirtyfirst":
             import detection_corpus_thirtyfirst as corpus
-        else:
+        elif which == "thirtysecond":
             import detection_corpus_thirtysecond as corpus
+        else:
+            import detection_corpus_thirtythird as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -653,7 +656,8 @@ def print_result(result: dict) -> None:
                                                                                              "twentyninth",
                                                                                              "thirtieth",
                                                                                              "thirtyfirst",
-                                                                                             "thirtysecond") \
+                                                                                             "thirtysecond",
+                                                                                             "thirtythird") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -686,7 +690,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -717,7 +721,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_twentyninth.py), the thirtieth one (60 runs, "
                     "benchmarks/detection_corpus_thirtieth.py), the thirty-first one (60 runs, "
                     "benchmarks/detection_corpus_thirtyfirst.py), the thirty-second one (60 runs, "
-                    "benchmarks/detection_corpus_thirtysecond.py), both = default + wide, all = the thirty-two")
+                    "benchmarks/detection_corpus_thirtysecond.py), the thirty-third one (60 runs, "
+                    "benchmarks/detection_corpus_thirtythird.py), both = default + wide, all = the thirty-three")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -733,7 +738,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "twentythird", "twentyfourth", "twentyfifth",
                                                   "twentysixth", "twentyseventh", "twentyeighth",
                                                   "twentyninth", "thirtieth", "thirtyfirst",
-                                                  "thirtysecond")}.get(args.corpus,
+                                                  "thirtysecond", "thirtythird")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

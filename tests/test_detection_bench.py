@@ -137,7 +137,7 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
-                                  "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond"])
+                                  "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     """The fifth to thirty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
@@ -241,7 +241,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     rLLM's per-source `val/{data_source}/pass@1` (W&B or `tensorboard_log/{project}/{experiment}`, raw `@` tags),
     OpenPipe ART's `train|val/reward` a model a W&B run (`env: "{run}"`, restarts under the same id), AgileRL's
     population `eval/mean_fitness` and `train/mean_score` (W&B rows without `step=` on `train/global_step`, or
-    TensorBoard; `run_env`), its CSVLogger file kept though unread:
+    TensorBoard; `run_env`), its CSVLogger file kept though unread; thirty-third: Syllabus' learning-progress
+    `curriculum/{task}_success_rate` (the last evaluation's rate logged again every update, 200 `_prob` keys beside
+    it, a key at a fixed step every update), Kinetix's per-level `eval_avg/solve_rate_{level}` (level names holding
+    `/`, W&B rows on `define_metric`'s `timing/num_env_steps`), Continual World's TF2 tensor scalars
+    `test/stochastic/{i}/{task}/success` (tensor_content float32, `.v2` file, progress.tsv beside):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
