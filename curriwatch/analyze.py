@@ -11,7 +11,7 @@ import pandas as pd
 from . import __version__
 from .config import Config, load_config
 from .errors import InputError
-from .envdata import EnvData, iter_env_data
+from .envdata import EnvData, held_measurements, iter_env_data
 from .frame import COLUMNS, KEY_COLUMNS
 from .health import env_health, unknown_health
 from .incidents import SEVERITY_RANK, apply_cooldown, drop_explained
@@ -68,6 +68,9 @@ def analyze(data: Ingest | pd.DataFrame, config: Config | str | os.PathLike | No
     for run_envs in _by_run(iter_env_data(ingest.frame, perf, sign_of), runs, errors):
         run = run_envs[0].run
         profile = profile_of.get(run)
+        held = _held_values(run_envs)
+        if held:
+            runs[run].data_issues.append(DataIssue("held_values", run, held))
         holders = level_holders(run_envs, profile.level_metric if profile else None)
         for env_id, levels in holders.items():
             runs[run].data_issues.append(DataIssue(
@@ -202,6 +205,26 @@ def _in_frame_shape(data: pd.DataFrame) -> bool:
             return False
         settled |= d > 0
     return True
+
+
+def _held_values(envs: list[EnvData]) -> str | None:
+    """Judge every series that logs each value again until the next measurement on its measurements (a
+    value held over 25 updates is one evaluation, not 25 observations that agree: as points they have no noise,
+    and every evaluation a little lower reads as a fall that lasted), and say so: None where none does."""
+    told = []
+    for env in envs:
+        for split in ("train", "eval"):
+            found = held_measurements(getattr(env, split))
+            if found is None:
+                continue
+            series, typical = found
+            told.append(f"{env.env_id!r} {split} ({len(getattr(env, split)):,} points, {len(series):,} measurements, "
+                        f"each logged ~{typical:g} times)")
+            setattr(env, split, series)
+    if not told:
+        return None
+    return ("each value logged again, unchanged, until the next measurement — judged on its measurements (the first "
+            f"point showing each value): {'; '.join(told[:6])}{f'; and {len(told) - 6} more' if len(told) > 6 else ''}")
 
 
 def _by_run(envs, runs: dict, errors: dict):

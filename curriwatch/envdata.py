@@ -86,6 +86,39 @@ class Series:
         return float(np.mean(d[d < PAUSE_INTERVALS * med]))
 
 
+HELD_MIN_POINTS = 20  # a series this long or longer may hold each value until the next measurement ...
+HELD_MIN_RUNS = 5  # ... when this many runs of equal values lie between changes on both sides,
+HELD_RUN_POINTS = 3  # their median length is at least this many points,
+HELD_REGULAR_SHARE = 0.9  # and this share of them is at least half that long (noise on a lattice repeats a value
+# by chance: its runs' lengths spread geometrically, most of them a point or two)
+
+
+def held_measurements(series: Series) -> tuple[Series, float] | None:
+    """A series that logs each value again, unchanged, until the next measurement (Syllabus' learning-progress
+    curricula log the last evaluation's rate at every update — RyanNavillus/Syllabus@2d3b9bd
+    syllabus/curricula/learning_progress.py:71-105, :175-191 —; a tracker that carries an evaluation's result
+    through the rows between evaluations): its measurements, each at the first point that showed it, and the typical points a value was
+    held. A run of equal values as long as k typical ones holds k measurements that agreed (a never-learner's 0
+    evaluated again and again), spaced evenly through it. None for a series that does not hold its values."""
+    n = len(series)
+    if n < HELD_MIN_POINTS:
+        return None
+    v = series.values
+    starts = np.concatenate([[0], np.flatnonzero(v[1:] != v[:-1]) + 1])
+    lengths = np.diff(np.append(starts, n))
+    interior = lengths[1:-1]
+    if len(interior) < HELD_MIN_RUNS:
+        return None
+    typical = float(median(interior))
+    if typical < HELD_RUN_POINTS or np.mean(interior >= typical / 2) < HELD_REGULAR_SHARE:
+        return None
+    per_run = np.maximum(np.rint(lengths / typical), 1).astype(np.int64)
+    run_of = np.repeat(np.arange(len(starts)), per_run)
+    k = np.arange(len(run_of)) - np.repeat(np.cumsum(per_run) - per_run, per_run)
+    idx = starts[run_of] + (k * lengths[run_of]) // per_run[run_of]
+    return series.take(idx), typical
+
+
 @dataclass
 class EnvData:
     """Everything the rules may read about one env of one run."""

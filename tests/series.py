@@ -8,6 +8,8 @@ Tokens, separated by spaces, each one or more points:
     0.5b32x30     30 success rates of 32 seeded Bernoulli(0.5) trials each (binomial noise)
     0.6w0.3p12x60 60 points of a wave about 0.6, amplitude 0.3, period 12 points (from its top; ~ jitters it)
     (0.2 0.8)x15  the group repeated 15 times
+    0.9b20x40h25  any token's points each held (logged again unchanged) 25 times: a measurement a tracker repeats
+                  at every update until the next one (Syllabus' curricula)
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 _TOKEN = re.compile(r"^(?P<a>-?[\d.]+|_)(?:(?P<op>[+-])(?P<b>[\d.]+))?(?:w(?P<wa>[\d.]+)p(?P<wp>[\d.]+))?"
-                    r"(?:~(?P<j>[\d.]+))?(?:b(?P<bn>\d+))?(?:x(?P<n>\d+))?$")
+                    r"(?:~(?P<j>[\d.]+))?(?:b(?P<bn>\d+))?(?:x(?P<n>\d+))?(?:h(?P<h>\d+))?$")
 
 
 def expand(notation: str, seed: int = 0) -> list[float | None]:
@@ -51,22 +53,20 @@ def _expand(text: str, rng) -> list[float | None]:
             raise ValueError(f"bad series token {text[i:j]!r}")
         n = int(m["n"] or 1)
         if m["a"] == "_":
-            out += [None] * n
+            vals = [None] * n
         else:
             a, b = float(m["a"]), float(m["b"] or 0) * (-1 if m["op"] == "-" else 1)
             jitter = float(m["j"] or 0)
             if m["wa"]:  # a wave: amplitude wa, period wp points, starting at its top
                 amp, period = float(m["wa"]), float(m["wp"])
-                out += [a + amp * float(np.cos(2 * np.pi * k / period)) + (rng.uniform(-jitter, jitter) if jitter else 0.0)
+                vals = [a + amp * float(np.cos(2 * np.pi * k / period)) + (rng.uniform(-jitter, jitter) if jitter else 0.0)
                         for k in range(n)]
-                i = j
-                continue
-            if m["bn"]:
+            elif m["bn"]:
                 trials = int(m["bn"])
-                out += [float(rng.binomial(trials, min(max(a + k * b, 0.0), 1.0))) / trials for k in range(n)]
-                i = j
-                continue
-            out += [a + k * b + (rng.uniform(-jitter, jitter) if jitter else 0.0) for k in range(n)]
+                vals = [float(rng.binomial(trials, min(max(a + k * b, 0.0), 1.0))) / trials for k in range(n)]
+            else:
+                vals = [a + k * b + (rng.uniform(-jitter, jitter) if jitter else 0.0) for k in range(n)]
+        out += [v for v in vals for _ in range(int(m["h"] or 1))]
         i = j
     return out
 
@@ -79,6 +79,9 @@ def test_notation_itself():
     rates = expand("0.5b32x400", seed=1)
     assert all(v * 32 == int(v * 32) for v in rates) and abs(np.mean(rates) - 0.5) < 0.02
     assert abs(np.std(rates) - np.sqrt(0.25 / 32)) < 0.01
+    held = expand("0.1+0.1x3h2 0.5b20x2h3", seed=1)
+    assert held[:6] == [0.1, 0.1, 0.2, 0.2, 0.30000000000000004, 0.30000000000000004]
+    assert held[6] == held[7] == held[8] and held[9] == held[10] == held[11] and len(held) == 12
     wave = expand("0.6w0.3p4x8")
     assert np.allclose(wave, [0.9, 0.6, 0.3, 0.6, 0.9, 0.6, 0.3, 0.6])
 

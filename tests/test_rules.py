@@ -253,6 +253,15 @@ CASES = [
     # flat from 14 windows on, labelled prolonged only)
     Case("overdue while still climbing, then stalled", {"a": E(state="1x130", train="0.05+0.0012~0.01x250 0.35~0.01x400")},
          [("prolonged_training", "a", "warning", 2000, 0)], ("prolonged_training", "training_stagnation")),
+    # a tracker that logs each evaluation again at every update until the next (Syllabus' learning-progress
+    # curricula: a task's rate over 20 episodes every 25 updates): the 25 points of one evaluation are one
+    # measurement, not 25 that agree — held, an evaluation a little low is a fall that lasted 25 points
+    Case("evaluations held between updates are judged as evaluations",
+         {"a": E(eval="0.05+0.2x5h25 0.92b20x40h25", eval_every=10)}, [],
+         ("graduated_regression", "performance_volatility", "training_stagnation")),
+    Case("a held evaluation series that falls is a regression from its first fallen evaluation",
+         {"a": E(eval="0.05+0.2x5h25 0.92b20x30h25 0.3b20x15h25", eval_every=10)},
+         [("graduated_regression", "a", "critical", 8750, 250)], ("graduated_regression",)),
     # eval_gap
     Case("graduated env's evals stop while the run goes on", {
         "a": E(state="1x10 2x70", train="0.1+0.09x10 0.95~0.01x40", eval="0.1+0.09x10 0.95~0.01x20"),
@@ -318,6 +327,40 @@ def test_no_cooldown_keeps_refirings_apart(tmp_path):
                 {"health_monitoring": {"warning_cooldown": 0}, "rules": NO_DIPS})
     got, _run = run_case(case, tmp_path)
     check(case, got)
+
+
+def test_held_values_are_told_and_judged_on_their_measurements(tmp_path):
+    case = next(c for c in CASES if c.name == "evaluations held between updates are judged as evaluations")
+    _got, run = run_case(case, tmp_path)
+    (issue,) = [i for i in run.data_issues if i.kind == "held_values"]
+    assert "'a' eval (1,125 points, 45 measurements, each logged ~25 times)" in issue.detail
+
+
+@pytest.mark.parametrize("p", [0.0, 0.02, 0.5, 0.97, 1.0])
+@pytest.mark.parametrize("n", [1, 4, 20])
+def test_lattice_noise_is_no_held_series(p, n):
+    """A small batch's rate repeats a value by chance (at a bound, for long): runs of every length, no measurement
+    held; a rolling mean that no episode updated between two logs repeats one now and then."""
+    from curriwatch.envdata import Series, held_measurements
+
+    rng = np.random.default_rng(3)
+    steps = np.arange(600) * 10
+    assert held_measurements(Series(steps, rng.binomial(n, p, 600) / n)) is None
+    episodes = np.cumsum(rng.random(600) < 0.6)  # a 100-episode rolling mean, logged whether or not one ended
+    returns = rng.normal(p, 0.1, episodes[-1] + 1)
+    rolling = np.array([returns[max(0, e - 100): e + 1].mean() for e in episodes])
+    assert held_measurements(Series(steps, rolling)) is None
+
+
+def test_a_held_run_as_long_as_several_is_that_many_measurements():
+    """Two evaluations that agree hold their value twice as long: two measurements, the second where it was due."""
+    from curriwatch.envdata import Series, held_measurements
+
+    values = np.repeat([0.0, 0.0, 0.0, 0.2, 0.5, 0.5, 0.7, 0.9, 0.85, 0.9, 0.95, 0.9], 10).astype(float)
+    series, typical = held_measurements(Series(np.arange(len(values)) * 5, values))
+    assert typical == 10
+    assert series.steps.tolist() == [k * 50 for k in range(12)]
+    assert series.values.tolist() == [0.0, 0.0, 0.0, 0.2, 0.5, 0.5, 0.7, 0.9, 0.85, 0.9, 0.95, 0.9]
 
 
 def test_a_stall_of_an_overdue_climber_is_told_within_its_prolonged_training(tmp_path):
