@@ -29,6 +29,8 @@ HOLD_POINTS = 3  # ... for at least this many points
 PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little) ...
 SHORT_PLATEAU_POINTS = 4  # ... or, in a series of fewer than 3 x that (a dozen sparse evals), a third of it, at least this
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
+WAITING_SHARE = 0.6  # a rate above this share of its whole range waits at its top: it stalls nowhere and may graduate
+# (an LLM's eval sets top out at 0.6-0.7 on their fixed problems, every one a plateau, none of them a stall)
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (best - start): a success rate's plateau at 0.3, an
 # error rate's at 0.5, is no graduation (best: its bound, or the ceiling its run's learners share, levels.rate_top)
 CLIMB_SHARE = 0.5  # a plateau's slope is under this share of the pace the env rose at ...
@@ -68,8 +70,11 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
+    climb = climb_span(env)
+    if climb == 0 and not _began_below(env):
+        climb = None  # it began at its top: no climb to compare (one read as a jump between two points is the fastest)
     if own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
-            and (climb_span(env) or np.inf) <= SIBLING_CLIMBS * siblings:
+            and (np.inf if climb is None else climb) <= SIBLING_CLIMBS * siblings:
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);
         # one that climbs far slower than its siblings is still creeping up to their level. Where a later
@@ -94,6 +99,13 @@ def climb_span(env: EnvData) -> float | None:
     i = int(reached[0])
     low = np.flatnonzero(level[:i] < lo + RISE_FROM * gain)
     return float(steps[i] - steps[int(low[-1]) + 1 if len(low) else 0])
+
+
+def _began_below(env: EnvData) -> bool:
+    """Whether the env's first fitted level lies below RISE_FROM of its own gain: it climbed, however fast."""
+    own = own_scale(env)
+    level = fit(env, "learning").segments.fit()
+    return own is not None and len(level) > 0 and bool(level[0] < own[0] + RISE_FROM * (own[1] - own[0]))
 
 
 def sibling_climbs(envs: list[EnvData]) -> list[float | None]:
@@ -159,9 +171,11 @@ def _first_graduation(env: EnvData, f, lo: float, hi: float, graduation: dict, h
         if sums is None:
             sums = window_sums(units - units[0], values.astype(np.float64))
         climb = _climb(units, level, i, rise_from, line, noise * f.segments.wander, plateau_points)
-        if hold_rises:
-            if not np.isfinite(climb[0]):
-                continue
+        if hold_rises and not line > rise_from:
+            continue  # (a trainer's line at or below where the rise is measured from: no climb to hold it for)
+        if hold_rises and np.isfinite(climb[0]):
+            # (a climb its segments read as one jump between two points took no time: it needs no longer a hold
+            # than the plateau's; Continual World's tasks tested on 10 episodes jump from 0.19 to 0.82)
             j = max(j, int(np.searchsorted(units, units[i] + hold_rises * (line - rise_from) / climb[0])))
             if j >= k:
                 continue
@@ -221,7 +235,7 @@ def _known_from_start(env: EnvData, f, lo: float, gain: float, level: float, gra
 
 def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
     """The line a rate must reach to graduate (oriented): RATE_SHARE of the way from its start to the best it can
-    reach (levels.rate_top) — but never above STALL_SHARE of its whole range (0.7 success, 0.3 errors), where the
+    reach (levels.rate_top) — but never above WAITING_SHARE of its whole range (0.6 success, 0.4 errors), where the
     stall rule already reads it as waiting at its top: between the two it would neither stall nor graduate, and
     an env at its run's top from a high start was `prolonged` (twenty-second corpus: datasources topping out at
     pass@1 0.715 from 0.28). None for a metric that is no rate."""
@@ -234,9 +248,9 @@ def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
 
 
 def waiting_line(env: EnvData, bound: float) -> float:
-    """STALL_SHARE of a rate's whole range (oriented; its bound `bound`): 0.7 success, 0.3 errors, 0.7 x what a
+    """WAITING_SHARE of a rate's whole range (oriented; its bound `bound`): 0.6 success, 0.4 errors, 0.6 x what a
     solved episode is worth. Above it a rate waits at its top: it stalls nowhere and may graduate."""
-    return bound - (1 - STALL_SHARE) * (bound if env.sign == 1 else 1.0)
+    return bound - (1 - WAITING_SHARE) * (bound if env.sign == 1 else 1.0)
 
 
 def _bounded_scale(env: EnvData, f) -> tuple[float, float] | None:

@@ -113,8 +113,8 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     reach = rate_top(env, y)  # the run's shared ceiling where its learners all stopped short of the bound
     stall_line = start + STALL_SHARE * (max(top, reach) - start if best is not None else top - start)
     if best is not None:
-        # a rate could reach its bound: a stall at 0.6 success is no wait for graduation; but a rate
-        # above STALL_SHARE of its whole range (0.7 success, 0.3 errors) stalls nowhere, though it started there
+        # a rate could reach its bound: a stall at 0.5 success is no wait for graduation; but a rate
+        # above WAITING_SHARE of its whole range (0.6 success, 0.4 errors) stalls nowhere, though it started there
         # its whole range: best - 1 to best; 0 to best for single episodes' returns worth best when solved
         stall_line = min(stall_line, waiting_line(env, best))
     elif env.cache.get("alone") and not learned(env):
