@@ -40,7 +40,7 @@ MIN_GAIN_NOISE = 3.0  # the gain must exceed this many point-noise sds (a flat e
 TOP_SE = 2.0  # a top held by a short segment counts this many standard errors lower ...
 LONG_SEGMENT_POINTS = 30  # ... never below a level a segment of this many points held
 HOLD_RISES = 1.0  # an env short of a shared scale's line graduates at its own top held as long as its climb ...
-SIBLING_CLIMBS = 1.5  # ... when that climb took at most this x its siblings' median
+SIBLING_CLIMBS = 4.0  # ... when that climb took at most this x its siblings' median
 TRAINED_AFTER = 3  # an env a curriculum that stops training graduated envs kept training this many
 # intervals (train or eval, the longer) past its inferred graduation, to the run's end, did not graduate
 

@@ -561,6 +561,12 @@ SHAPES = [
          {"a": E(eval="0.2~0.05x15 0.8~0.05x150 0.3~0.05x60", eval_every=10),
           **{k: E(eval="0.1+0.04x20 0.95~0.03x205", eval_every=10) for k in "bc"}},
          [("graduated_regression", "a", "critical", 1650, 0)], ("graduated_regression", "prolonged_training")),
+    # ... and one that climbed a few times slower than its siblings, then held its top for long, has arrived too
+    # (Continual World's push-wall: 18 evals to 0.81 against its siblings' 6 to 0.95, then 217 evals held there)
+    Case("an env that climbed three times slower than its siblings graduates at its own top",
+         {"a": E(eval="0.26~0.03x15 0.26+0.03x18 0.8~0.03x150 0.3~0.03x60", eval_every=10),
+          **{k: E(eval="0.1+0.14x6 0.95~0.03x237", eval_every=10) for k in "bc"}},
+         [("graduated_regression", "a", "critical", 1830, 0)], ("graduated_regression", "prolonged_training")),
     # ... but one that crept there far slower than its sibling learned is still creeping up (default corpus)
     Case("a slow climber short of its sibling's top has not graduated",
          {"a": E(train="0+0.5x150 75~1x150"), "b": E(train="0+10x9 95~1x291")},
