@@ -97,9 +97,10 @@ def held_measurements(series: Series) -> tuple[Series, float] | None:
     """A series that logs each value again, unchanged, until the next measurement (Syllabus' learning-progress
     curricula log the last evaluation's rate at every update — RyanNavillus/Syllabus@2d3b9bd
     syllabus/curricula/learning_progress.py:71-105, :175-191 —; a tracker that carries an evaluation's result
-    through the rows between evaluations): its measurements, each at the first point that showed it, and the typical points a value was
-    held. A run of equal values as long as k typical ones holds k measurements that agreed (a never-learner's 0
-    evaluated again and again), spaced evenly through it. None for a series that does not hold its values."""
+    through the rows between evaluations): its measurements, each at the first point that showed it, and the
+    typical points a value was held. A run of equal values as long as k typical ones holds k measurements that
+    agreed (a never-learner's 0 evaluated again and again), spaced evenly through it. None for a series that
+    does not hold its values."""
     n = len(series)
     if n < HELD_MIN_POINTS:
         return None
