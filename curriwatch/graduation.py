@@ -71,7 +71,7 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
     climb = climb_span(env)
-    if climb == 0 and not _began_below(env):
+    if climb == 0 and not _began_below(f, own):
         climb = None  # it began at its top: no climb to compare (one read as a jump between two points is the fastest)
     if own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
             and (np.inf if climb is None else climb) <= SIBLING_CLIMBS * siblings:
@@ -101,10 +101,10 @@ def climb_span(env: EnvData) -> float | None:
     return float(steps[i] - steps[int(low[-1]) + 1 if len(low) else 0])
 
 
-def _began_below(env: EnvData) -> bool:
-    """Whether the env's first fitted level lies below RISE_FROM of its own gain: it climbed, however fast."""
-    own = own_scale(env)
-    level = fit(env, "learning").segments.fit()
+def _began_below(f, own: tuple[float, float] | None) -> bool:
+    """Whether the first fitted level of the env's learning series `f` lies below RISE_FROM of its own gain
+    (`own`, its own scale): it climbed, however fast."""
+    level = f.segments.fit()
     return own is not None and len(level) > 0 and bool(level[0] < own[0] + RISE_FROM * (own[1] - own[0]))
 
 
