@@ -70,11 +70,8 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
-    climb = climb_span(env)
-    if climb == 0 and not _began_below(f, own):
-        climb = None  # it began at its top: no climb to compare (one read as a jump between two points is the fastest)
     if own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
-            and (np.inf if climb is None else climb) <= SIBLING_CLIMBS * siblings:
+            and _climbed_within(env, f, own, SIBLING_CLIMBS * siblings):
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);
         # one that climbs far slower than its siblings is still creeping up to their level. Where a later
@@ -99,6 +96,15 @@ def climb_span(env: EnvData) -> float | None:
     i = int(reached[0])
     low = np.flatnonzero(level[:i] < lo + RISE_FROM * gain)
     return float(steps[i] - steps[int(low[-1]) + 1 if len(low) else 0])
+
+
+def _climbed_within(env: EnvData, f, own: tuple[float, float], limit: float) -> bool:
+    """Whether the env climbed to its own top in at most `limit` steps (climb_span); a climb its segments read
+    as one jump between two points took 0, the fastest, but an env that began at its top has no climb."""
+    climb = climb_span(env)
+    if climb is None or (climb == 0 and not _began_below(f, own)):
+        return False
+    return climb <= limit
 
 
 def _began_below(f, own: tuple[float, float] | None) -> bool:
