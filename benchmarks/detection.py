@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|thirtyfourth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -35,7 +35,8 @@ the contract alone (benchmarks/detection_corpus_twentyninth.py); `--corpus thirt
 contract alone (benchmarks/detection_corpus_thirtieth.py); `--corpus thirtyfirst` a thirty-first one, also from the
 contract alone (benchmarks/detection_corpus_thirtyfirst.py); `--corpus thirtysecond` a thirty-second one, also from
 the contract alone (benchmarks/detection_corpus_thirtysecond.py); `--corpus thirtythird` a thirty-third one, also
-from the contract alone (benchmarks/detection_corpus_thirtythird.py); `all` prints the thirty-three. The
+from the contract alone (benchmarks/detection_corpus_thirtythird.py); `--corpus thirtyfourth` a thirty-fourth one,
+also from the contract alone (benchmarks/detection_corpus_thirtyfourth.py); `all` prints the thirty-four. The
 default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
@@ -533,7 +534,7 @@ def run_corpus(which: str, args) -> dict:
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
                  "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                  "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth",
-                 "thirtyfirst", "thirtysecond", "thirtythird"):
+                 "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -597,8 +598,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_thirtyfirst as corpus
         elif which == "thirtysecond":
             import detection_corpus_thirtysecond as corpus
-        else:
+        elif which == "thirtythird":
             import detection_corpus_thirtythird as corpus
+        else:
+            import detection_corpus_thirtyfourth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -657,7 +660,8 @@ def print_result(result: dict) -> None:
                                                                                              "thirtieth",
                                                                                              "thirtyfirst",
                                                                                              "thirtysecond",
-                                                                                             "thirtythird") \
+                                                                                             "thirtythird",
+                                                                                             "thirtyfourth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -690,7 +694,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -722,7 +726,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_thirtieth.py), the thirty-first one (60 runs, "
                     "benchmarks/detection_corpus_thirtyfirst.py), the thirty-second one (60 runs, "
                     "benchmarks/detection_corpus_thirtysecond.py), the thirty-third one (60 runs, "
-                    "benchmarks/detection_corpus_thirtythird.py), both = default + wide, all = the thirty-three")
+                    "benchmarks/detection_corpus_thirtythird.py), the thirty-fourth one (60 runs, "
+                    "benchmarks/detection_corpus_thirtyfourth.py), both = default + wide, all = the thirty-four")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -738,7 +743,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "twentythird", "twentyfourth", "twentyfifth",
                                                   "twentysixth", "twentyseventh", "twentyeighth",
                                                   "twentyninth", "thirtieth", "thirtyfirst",
-                                                  "thirtysecond", "thirtythird")}.get(args.corpus,
+                                                  "thirtysecond", "thirtythird", "thirtyfourth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

@@ -137,9 +137,10 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "eighteenth", "nineteenth", "twentieth", "twentyfirst",
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
-                                  "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird"])
+                                  "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird",
+                                  "thirtyfourth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to thirty-second corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirty-fourth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -245,7 +246,11 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     `curriculum/{task}_success_rate` (the last evaluation's rate logged again every update, 200 `_prob` keys beside
     it, a key at a fixed step every update), Kinetix's per-level `eval_avg/solve_rate_{level}` (level names holding
     `/`, W&B rows on `define_metric`'s `timing/num_env_steps`), Continual World's TF2 tensor scalars
-    `test/stochastic/{i}/{task}/success` (tensor_content float32, `.v2` file, progress.tsv beside):
+    `test/stochastic/{i}/{task}/success` (tensor_content float32, `.v2` file, progress.tsv beside); thirty-fourth:
+    TD-MPC2's multi-task `pretrain/episode_reward|success+{task}` (W&B rows with `step=` the iteration, DMControl
+    returns and Meta-World success rates under one `score`), robomimic's `Rollout/Success_Rate/{env}` beside its
+    running `-mean|std|min|max` stats (tensorboardX, a resumed job's second event file), ManiSkill's PPO baseline
+    `train|eval/success_once` in `runs/{run_name}` (`env: "{run}"` by `run_env`):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
