@@ -2733,6 +2733,42 @@ def test_a_one_sided_burst_of_few_attempt_evals_is_no_fall(tmp_path):
     assert got[0].evidence["kind"] == "burst"
 
 
+def _drops_drawn_anew(seed: int, points: int = 20, sd: float = 0.2, held: float = 0.95, n: int = 20) -> str:
+    """A burst's evals in the notation: each a rate of n attempts at its own level |N(0, sd)| below the held one
+    (a policy erratic near a rate's bound misses more at every eval, by a new amount each time)."""
+    rng = np.random.default_rng(seed)
+    return " ".join(f"{held - abs(v):.4f}b{n}" for v in rng.normal(0, sd, points))
+
+
+def test_a_long_burst_of_drops_drawn_anew_is_volatility_not_a_fall(tmp_path):
+    """Kinetix-like solve rates of 20 attempts held at 0.95, then 20 evals each at its own level up to ~0.5 below
+    (thirty-third corpus: half-normal drops for twice `dip_points`), then back. Binomial noise at the lower levels
+    hides much of the drops' spread (their changes disperse 1.3-1.6 x the rest's, under the 1.6 x a fall needs
+    to be a burst), but their median lies well short of their root mean square distance from the held level
+    (about 2/3 for half-normal drops; a fall with noise keeps nearly all of it): a burst, never a regression."""
+    found = []
+    for seed in range(1, 13):
+        case = Case("drops", {"a": E(eval=f"0.1b20x3 0.3b20x3 0.6b20x3 0.95b20x60 {_drops_drawn_anew(seed)} "
+                                          "0.95b20x60", eval_every=50)}, [], seed=seed)
+        got, _run = run_case(case, tmp_path / str(seed))
+        assert "graduated_regression" not in [i.type for i in got], (seed, got)
+        found += [seed for i in got if i.type == "performance_volatility"]
+    assert len(found) >= 6, found
+
+
+@pytest.mark.parametrize("low", [0.8, 0.75, 0.65])
+def test_a_fall_of_few_attempt_evals_and_back_stays_a_regression(tmp_path, low):
+    """The same evals falling to one lower level for 20 evals and back: their points move together, their changes
+    the binomial model's at that level — a regression (resolved) in every seed that finds it, never volatility."""
+    types = []
+    for seed in range(1, 7):
+        case = Case("fall", {"a": E(eval=f"0.1b20x3 0.3b20x3 0.6b20x3 0.95b20x60 {low}b20x20 0.95b20x60",
+                                    eval_every=50)}, [], seed=seed)
+        got, _run = run_case(case, tmp_path / str(seed))
+        types += [i.type for i in got]
+    assert set(types) == {"graduated_regression"} and len(types) >= 5, types
+
+
 def test_switching_inside_one_long_segment_of_a_binomial_rate_is_read_on_its_own(tmp_path):
     """Seventh corpus's tensorboardX success rate of 8 episodes a point (seed 2, stack; committed series): graduated
     at step 226, it switches between ~0.9 and ~0.4 in phases of 8-25 points from step 517. Binary segmentation cut

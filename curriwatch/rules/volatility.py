@@ -65,6 +65,9 @@ OTHER_POINTS = 3  # a burst's size may be read from the other series' points ove
 MEDIAN_SECOND_DIFFERENCE = 1.652  # the median |second difference| of unit noise (sqrt 6 x 0.6745)
 FALL_DISPERSION = 1.6  # a fall that came back whose changes disperse this x the rest's scattered: a burst ...
 FALL_CHANGES = 6       # ... read from this many of its changes at least
+SCATTERED_DISPERSION = 1.3  # ... or this x, where its points' median lies within SCATTERED_SHIFT x their root mean
+SCATTERED_SHIFT = 0.92      # square distance from the held level: drops drawn anew at each point (half-normal: the
+                            # median near 2/3 of it) — a fall with noise keeps nearly all of it, a ramp 0.87
 RATE_SHAPE_CLIP = 0.02  # a rate's noise shape sqrt(p (1 - p)) is read no nearer its bounds than this
 FINER = 2.0  # switching read from two series is dated by one with this x the other's changes, its phases 1 / this
 ONE_SIDED = 0.8  # a burst whose points far off the held level lie this share or more on one side of it
@@ -227,9 +230,11 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
     """Falls below the regression line that came back (longer than a dip) whose points scattered: their changes
     between neighbours, on the noise model's scale (level-dependent noise taken out), disperse FALL_DISPERSION x
     as much as those after graduation outside them (FALL_CHANGES and REST_CHANGES changes at least; the changes
-    into and out of the fall left out), with their root mean square distance from the held level over `threshold`
-    x the range — a burst of bad evaluations below the held level (a policy's misses scatter one way), whose low
-    mean the segments read as a lower level. A fall of the level moves its points together: their changes are the
+    into and out of the fall left out) — SCATTERED_DISPERSION x where their median lies within SCATTERED_SHIFT x
+    their root mean square distance from the held level (drops drawn anew at each eval: thirty-third corpus's
+    Kinetix solve rates of 20 attempts, whose binomial noise hides much of the drops' spread) —, with that
+    distance over `threshold` x the range — a burst of bad evaluations below the held level (a policy's misses
+    scatter one way), whose low mean the segments read as a lower level. A fall of the level moves its points together: their changes are the
     noise's (twenty-third corpus: JaxUED solve rates of 5-40 attempts, a dozen or two scattered evals among
     hundreds, too few for the rank scan)."""
     width = volatility_width(env)
@@ -250,12 +255,15 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
             continue
         # the rest's dispersion never under the model's own (a rate's lattice at its bound hardly changes)
         ratio = dispersion_of(inside) / max(dispersion_of(rest), 1.0)
-        if not ratio >= FALL_DISPERSION:
+        if not ratio >= SCATTERED_DISPERSION:
             continue
         spread = float(np.sqrt(np.mean((value[a: b + 1] - sig["baseline"]) ** 2)))
         # its points about the held level, not about a level of their own (a fall whose noise grew with the level
-        # it fell to, read as gaussian: a rate over more trials than a lattice shows moves as one), bound or not
-        if not spread > s["threshold"] * width or abs(median(value[a: b + 1]) - sig["baseline"]) > AS_ONE_SHIFT * spread:
+        # it fell to, read as gaussian: a rate over more trials than a lattice shows moves as one), bound or not;
+        # a smaller excess of dispersion where they scatter as a burst's drops do, each drawn anew
+        shift = abs(median(value[a: b + 1]) - sig["baseline"])
+        if not spread > s["threshold"] * width \
+                or shift > (AS_ONE_SHIFT if ratio >= FALL_DISPERSION else SCATTERED_SHIFT) * spread:
             continue
         lowest = a + int(np.argmin(sig["raw"][a: b + 1]))
         out.append({"kind": "burst", "split": sig["series"], "first_step": int(sig["steps"][a]),
