@@ -251,7 +251,34 @@ def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[
         key, reason = _group_key(result, grouper, id_groups.get(_run_id_key(result)))
         groups.setdefault(key, []).append(result)
         why.setdefault(key, reason)
+    for key in [k for k in groups if k[0] == "wandb-group" and _replicas(groups[k])]:
+        members = groups.pop(key)
+        for result in members:
+            result.info.issues.append(DataIssue(
+                "replica_runs", result.source.name,
+                f"W&B group {key[1]}: its {len(members)} runs each log the same envs (seeds of one config, not parts "
+                f"of one experiment): read as runs of their own"))
+            own, reason = _group_key(result, None, None, ignore_group=True)
+            groups.setdefault(own, []).append(result)
+            why.setdefault(own, reason)
     return [(members, why[key] if len(members) > 1 else None) for key, members in groups.items()]
+
+
+def _replicas(members: list[SourceResult]) -> bool:
+    """Whether a W&B group's members are replicas of one config rather than parts of one experiment: two or more
+    W&B runs (offline resumes of one id count once) each logging the same envs. Atropos' env processes, one W&B run
+    an env in one group, log an env each; seeds in the group their trainer names after the config log all the same
+    ones (TD-MPC2 names each run by its seed in the group `{task}-{exp_name}`: nicklashansen/tdmpc2@1967a0f
+    tdmpc2/common/logger.py, cfg_to_group and Logger.__init__'s wandb.init; BenchMARL's task name; PufferLib's default
+    `debug`), and averaging them point by point hid one seed's fall in the others."""
+    envs: dict[str, frozenset] = {}
+    for result in members:
+        if result.points is None or not result.meta.get("run_id"):
+            return False
+        run_envs = frozenset(result.points.envs[int(e)] for e in np.unique(result.points.env))
+        envs[result.meta["run_id"]] = envs.get(result.meta["run_id"], frozenset()) | run_envs
+    sets = set(envs.values())
+    return len(envs) >= 2 and len(sets) == 1 and bool(next(iter(sets)))
 
 
 def _run_id_key(result: SourceResult) -> tuple[str, str] | None:
@@ -261,9 +288,10 @@ def _run_id_key(result: SourceResult) -> tuple[str, str] | None:
     return os.path.dirname(result.source.path), result.meta["run_id"]
 
 
-def _group_key(result: SourceResult, grouper, id_group: str | None = None) -> tuple[tuple, tuple[str, str] | None]:
+def _group_key(result: SourceResult, grouper, id_group: str | None = None,
+               ignore_group: bool = False) -> tuple[tuple, tuple[str, str] | None]:
     """(grouping key, (group label, why)) of one source; the key is unique when it has no group. `id_group`: the
-    W&B group another folder of the same run id records."""
+    W&B group another folder of the same run id records; `ignore_group`: its W&B group aside (replicas)."""
     meta, source = result.meta, result.source
     ids = [x for x in (meta.get("run_id"), meta.get("name")) if x]
     if grouper is not None:
@@ -272,7 +300,7 @@ def _group_key(result: SourceResult, grouper, id_group: str | None = None) -> tu
             if m is not None:
                 value = m.groupdict().get("group") or m.group(0)
                 return ("pattern", value), (value, f"matched by --group: {value}")
-    group = meta.get("group") or id_group
+    group = None if ignore_group else meta.get("group") or id_group
     if group:
         return ("wandb-group", group), (group, f"W&B group {group}")
     for text in ids:

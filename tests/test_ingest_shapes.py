@@ -333,6 +333,25 @@ def test_marin_rollout_workers_are_one_experiment(tmp_path):
     assert not [i for i in info.issues if i.kind == "duplicate_points"]
 
 
+def test_seeds_of_one_config_in_one_wandb_group_are_runs_of_their_own(tmp_path):
+    """TD-MPC2 names each seed's W&B run by its seed in the group `{task}-{exp_name}`: two seeds log the same
+    tasks at the same steps (here under generic keys). Read as one run their points were averaged and seed 2's fall from 0.9 to 0.3 showed
+    as a fall to 0.6; they are read as two runs (a `replica_runs` data issue on each says why), every point kept,
+    and the fall is its seed's alone. Members logging envs of their own (Atropos) stay one run, as below."""
+    for seed in (1, 2):
+        rows = [{"eval/mw-door/success": min(0.9, 0.1 + 0.1 * i) if seed == 1 or i < 30 else 0.3,
+                 "eval/mw-drawer/success": min(0.9, 0.05 * i)} for i in range(60)]
+        write_wandb(tmp_path / "wandb", rows, steps=[1000 * i for i in range(60)], run_id=f"s{seed}x", name=str(seed),
+                    group="mt80-default")
+    ingest = curriwatch.load(tmp_path)
+    assert len(ingest.runs) == 2 and all(r.group is None for r in ingest.runs), [r.name for r in ingest.runs]
+    assert all([i.kind for i in r.issues].count("replica_runs") == 1 for r in ingest.runs)
+    frame = ingest.frame
+    assert len(frame) == 2 * 2 * 60 and set(frame.env_id) == {"mw-door", "mw-drawer"}
+    door = {r.name: frame[(frame.run == r.name) & (frame.env_id == "mw-door")].value.tolist() for r in ingest.runs}
+    assert sorted(d[-1] for d in door.values()) == [0.3, 0.9]
+
+
 def test_wandb_group_and_group_pattern(tmp_path):
     for env in ("gsm8k", "math"):
         write_wandb(tmp_path / "w", [{f"{env}_0_train/percent_correct": 0.5}], steps=[1],
