@@ -29,7 +29,8 @@ HOLD_POINTS = 3  # ... for at least this many points
 PLATEAU_POINTS = 8  # a plateau is judged over at least this many points (a slope over 3 says little) ...
 SHORT_PLATEAU_POINTS = 4  # ... or, in a series of fewer than 3 x that (a dozen sparse evals), a third of it, at least this
 STALL_SHARE = 0.7  # an active env that stops above this share of the gain waits to graduate: it has not stalled
-WAITING_SHARE = 0.6  # a rate above this share of its whole range waits at its top: it stalls nowhere and may graduate
+WAITING_SHARE = 0.6  # a rate above this share of its whole range (a metric with no bound: of the run's gain) waits
+                     # at its top: it stalls nowhere and may graduate
 # (an LLM's eval sets top out at 0.6-0.7 on their fixed problems, every one a plateau, none of them a stall)
 RATE_SHARE = 0.7  # a rate must also reach start + 0.7 x (best - start): a success rate's plateau at 0.3, an
 # error rate's at 0.5, is no graduation (best: its bound, or the ceiling its run's learners share, levels.rate_top)
@@ -70,7 +71,10 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
-    if own is not None and (lo, hi) != own and own[1] >= lo + STALL_SHARE * gain and siblings \
+    # near the run's top: for a rate, STALL_SHARE of the run's gain; for a metric with no bound (returns, losses),
+    # WAITING_SHARE — tasks' ceilings differ, and the siblings' top is the best of them, no line each must reach
+    near = STALL_SHARE if rate_best(env, env.learning.values) is not None else WAITING_SHARE
+    if own is not None and (lo, hi) != own and own[1] >= lo + near * gain and siblings \
             and _climbed_within(env, f, own, SIBLING_CLIMBS * siblings):
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);

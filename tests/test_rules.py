@@ -571,6 +571,17 @@ SHAPES = [
     Case("a slow climber short of its sibling's top has not graduated",
          {"a": E(train="0+0.5x150 75~1x150"), "b": E(train="0+10x9 95~1x291")},
          [("prolonged_training", "a", "info", 2000, 0)], ("prolonged_training", "graduated_regression")),
+    # returns have no bound: a task that climbed with its siblings to 0.65 of their top (TD-MPC2's DMControl tasks
+    # top out anywhere from 550 to 1,000) waits at its own top above 0.6 of the run's gain — it has not stalled ...
+    Case("a return short of its siblings' top above 0.6 of their gain graduates at its own top",
+         {"a": E(eval="50+60x10 640~10x150", eval_every=10),
+          **{k: E(eval="50+90x10 950~10x150", eval_every=10) for k in "bc"}},
+         [], ("training_stagnation", "prolonged_training")),
+    # ... one that froze below half of it has
+    Case("a return frozen below half of its siblings' gain is stalled",
+         {"a": E(eval="50+40x10 450~10x150", eval_every=10),
+          **{k: E(eval="50+90x10 950~10x150", eval_every=10) for k in "bc"}},
+         [("training_stagnation", "a", "warning", 100, 10)], ("training_stagnation",)),
     # ... but evals logged while the lesson was still locked (near its low level) are no part of it
     Case("lifelong switching is dated from activation, not from evals while locked",
          {"a": E(state="0x3 1x20", eval="0.16~0.01x15 (0.2~0.01x8 0.85~0.01x8)x6", eval_every=10),

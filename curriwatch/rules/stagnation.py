@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..graduation import STALL_SHARE, waiting_line
+from ..graduation import STALL_SHARE, WAITING_SHARE, waiting_line
 from ..incidents import Incident
 from ..segments import OUTLIER_POINTS
 from ..levels import env_scale, fit, learned, rate_best, rate_top
@@ -111,7 +111,9 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     # between its other steps: the stretch judged is no measure of its own env's pace
     intervals = np.diff(steps[np.array(bounds[:-1])])
     reach = rate_top(env, y)  # the run's shared ceiling where its learners all stopped short of the bound
-    stall_line = start + STALL_SHARE * (max(top, reach) - start if best is not None else top - start)
+    # a metric with no bound (returns, losses) waits at its top above WAITING_SHARE of the run's gain: its siblings'
+    # top is the best of their ceilings, no line each must reach (TD-MPC2's DMControl tasks top out at 550-1,000)
+    stall_line = start + (STALL_SHARE * (max(top, reach) - start) if best is not None else WAITING_SHARE * (top - start))
     if best is not None:
         # a rate could reach its bound: a stall at 0.5 success is no wait for graduation; but a rate
         # above WAITING_SHARE of its whole range (0.6 success, 0.4 errors) stalls nowhere, though it started there
