@@ -272,6 +272,9 @@ def _replicas(members: list[SourceResult]) -> bool:
     tdmpc2/common/logger.py, cfg_to_group and Logger.__init__'s wandb.init; BenchMARL's task name; PufferLib's default
     `debug`), and averaging them point by point hid one seed's fall in the others."""
     envs: dict[str, frozenset] = {}
+    workers = {m.group("group") for r in members if (m := _ROLLOUT_WORKER.match(r.meta.get("run_id") or ""))}
+    if len(workers) == 1 and all(_ROLLOUT_WORKER.match(r.meta.get("run_id") or "") for r in members):
+        return False  # Marin's rollout workers of one run, whatever group they record: one run's observations
     for result in members:
         if result.points is None or not result.meta.get("run_id"):
             return False

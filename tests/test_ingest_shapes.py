@@ -350,6 +350,12 @@ def test_seeds_of_one_config_in_one_wandb_group_are_runs_of_their_own(tmp_path):
     assert len(frame) == 2 * 2 * 60 and set(frame.env_id) == {"mw-door", "mw-drawer"}
     door = {r.name: frame[(frame.run == r.name) & (frame.env_id == "mw-door")].value.tolist() for r in ingest.runs}
     assert sorted(d[-1] for d in door.values()) == [0.3, 0.9]
+    # Marin's rollout workers log the same lessons too, but are one run's observations, group or none
+    for k in (0, 1):
+        write_wandb(tmp_path / "marin" / "wandb", [{"train/add/success_rate": 0.5}], steps=[1],
+                    run_id=f"exp9-rollout-{k}", group="exp9")
+    marin = curriwatch.load(tmp_path / "marin")
+    assert [len(r.members) for r in marin.runs] == [2] and not marin.runs[0].issues, marin.runs
 
 
 def test_wandb_group_and_group_pattern(tmp_path):
