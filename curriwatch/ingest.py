@@ -271,10 +271,10 @@ def _replicas(members: list[SourceResult]) -> bool:
     ones (TD-MPC2 names each run by its seed in the group `{task}-{exp_name}`: nicklashansen/tdmpc2@1967a0f
     tdmpc2/common/logger.py, cfg_to_group and Logger.__init__'s wandb.init; BenchMARL's task name; PufferLib's default
     `debug`), and averaging them point by point hid one seed's fall in the others."""
-    envs: dict[str, frozenset] = {}
-    workers = {m.group("group") for r in members if (m := _ROLLOUT_WORKER.match(r.meta.get("run_id") or ""))}
-    if len(workers) == 1 and all(_ROLLOUT_WORKER.match(r.meta.get("run_id") or "") for r in members):
+    workers = {m.group("group") if (m := _ROLLOUT_WORKER.match(r.meta.get("run_id") or "")) else None for r in members}
+    if len(workers) == 1 and None not in workers:
         return False  # Marin's rollout workers of one run, whatever group they record: one run's observations
+    envs: dict[str, frozenset] = {}
     for result in members:
         if result.points is None or not result.meta.get("run_id"):
             return False

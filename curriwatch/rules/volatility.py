@@ -234,9 +234,9 @@ def _scattered_falls(env: EnvData, sig: dict, s: dict) -> list[dict]:
     their root mean square distance from the held level (drops drawn anew at each eval: thirty-third corpus's
     Kinetix solve rates of 20 attempts, whose binomial noise hides much of the drops' spread) —, with that
     distance over `threshold` x the range — a burst of bad evaluations below the held level (a policy's misses
-    scatter one way), whose low mean the segments read as a lower level. A fall of the level moves its points together: their changes are the
-    noise's (twenty-third corpus: JaxUED solve rates of 5-40 attempts, a dozen or two scattered evals among
-    hundreds, too few for the rank scan)."""
+    scatter one way), whose low mean the segments read as a lower level. A fall of the level moves its points
+    together: their changes are the noise's (twenty-third corpus: JaxUED solve rates of 5-40 attempts, a dozen or
+    two scattered evals among hundreds, too few for the rank scan)."""
     width = volatility_width(env)
     if not width > 0:
         return []
