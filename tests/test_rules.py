@@ -2744,6 +2744,33 @@ def test_a_one_sided_burst_of_few_attempt_evals_is_no_fall(tmp_path):
     assert got[0].evidence["kind"] == "burst"
 
 
+def _episode_pairs(levels, seed: int, bad=()) -> str:
+    """CleanRL-like per-episode returns in the notation: two vectorized envs end an episode 7 steps apart, then
+    nothing for 98 steps (one update); the updates in `bad` are catastrophic for both episodes."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k, level in enumerate(levels):
+        a, b = 50 + rng.normal(0, 20, 2) if k in bad else level + rng.normal(0, 30, 2)
+        out.append(f"{a:.1f} {b:.1f} _x14")
+    return " ".join(out)
+
+
+@pytest.mark.parametrize("bad, dips", [((150,), False), ((150, 151), True)])
+def test_deep_points_logged_at_one_moment_are_one_outlier(tmp_path, bad, dips):
+    """Sixth corpus's CleanRL `--track` runs: a single bad update makes both vectorized envs' episodes that end in it
+    deep, two points 7 steps apart where updates are 112 apart — read as a two-point dip. Points closer together
+    than a quarter of the series' mean interval show one moment of the policy: a lone outlier. Two bad updates in
+    a row are two moments: a dip, as before."""
+    levels = list(np.minimum(100 + 30 * np.arange(300), 1000.0))
+    for seed in range(1, 5):
+        envs = {"a": E(train=_episode_pairs(levels, seed, bad), train_every=7),
+                "b": E(train=_episode_pairs(levels, seed + 100), train_every=7)}
+        expect = [("performance_volatility", "a", "warning", 150 * 112, 0)] if dips else []
+        case = Case("one bad update", envs, expect, ("performance_volatility", "graduated_regression"), seed=seed)
+        got, _run = run_case(case, tmp_path / str(seed))
+        check(case, got)
+
+
 def _drops_drawn_anew(seed: int, points: int = 20, sd: float = 0.2, held: float = 0.95, n: int = 20) -> str:
     """A burst's evals in the notation: each a rate of n attempts at its own level |N(0, sd)| below the held one
     (a policy erratic near a rate's bound misses more at every eval, by a new amount each time)."""

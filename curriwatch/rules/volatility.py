@@ -31,6 +31,8 @@ BURST_STRETCHES = 2  # ... in this many separate stretches, each within dip_poin
 DEEP_POINTS = 2  # a drop below the critical line this many points in a row, then back, is a dip ...
 DEEP_SHARE = 0.5  # ... each keeping less than this share of the gain ...
 DEEP_NOISE = 5.0  # ... and this many noise sds below the held level
+MOMENT_SHARE = 0.25  # ... in points logged further apart than this x the series' mean interval: closer ones show one
+                     # moment of the policy (CleanRL's vectorized envs end their episodes a few steps apart)
 CHANCE_RUNS = 0.05  # ... unless the series' lone deep points (its outliers) would make such a run this often by chance
 LOW_RUN_RHO = 0.5  # a run of low points is no dip in a series whose noise is autocorrelated this much (it wanders)
 LOW_RUN_POINTS = 4  # ... and holds this many points at least (two or three are deep drops' to judge, point by point)
@@ -329,13 +331,16 @@ def _deep_drops(env: EnvData, sig: dict, s: dict) -> list[dict]:
     falls = _falls(env, r, sig)
     out = []
     runs = runs_of_true(deep)
-    singles = np.array([a for a, b in runs if a == b], dtype=np.int64)  # lone deep points
+    one = _one_moment(sig["steps"])
+    singles = np.array([a for a, b in runs if one(a, b)], dtype=np.int64)  # lone deep points (one moment)
     held = np.concatenate([[0], np.cumsum(sig["after"])])
     # the env's other series shows its noise's outliers too: sparse evals hold too few to tell contaminated
     # noise, the dense train series beside them does
     other = "train" if sig["series"] == "eval" else "eval"
     other_rate = lambda: _lone_deep_rate(env, s, other)  # noqa: E731 - read only for a candidate (a signal per series)
     for a, b in runs:
+        if one(a, b):
+            continue  # a lone deep point, or a few logged at one moment: an outlier of the policy, no dip
         if b - a + 1 >= DEEP_POINTS:
             while b + 1 < len(raw) and low[b + 1]:
                 b += 1
@@ -435,6 +440,15 @@ def _nearby_rate(singles: np.ndarray, a: int, b: int, gap: int, first: int, n: i
     return float(np.count_nonzero(near)) / max(hi - lo - (b - a + 1), 1)
 
 
+def _one_moment(steps: np.ndarray):
+    """A test of points a..b of a series at `steps`: whether they are one point, or were logged closer together than
+    MOMENT_SHARE x the series' mean interval — one moment of the policy, however many episodes ended in it (CleanRL
+    logs each episode's return at the global step it ended: its vectorized envs end theirs a few steps apart, and
+    one bad update makes two or more deep points at once)."""
+    pace = float(steps[-1] - steps[0]) / (len(steps) - 1) if len(steps) > 1 else 0.0
+    return lambda a, b: a == b or float(steps[b] - steps[a]) < MOMENT_SHARE * pace
+
+
 def _deep(sig: dict, value: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """The regression signal's points after graduation DEEP_NOISE noise sds below the held level and keeping
     less than DEEP_SHARE of the gain (`value`, `sd`: its points and their noise, from _held_noise)."""
@@ -457,7 +471,8 @@ def _lone_deep_rate_of(env: EnvData, s: dict, split: str) -> float:
     if sig is None or not sig["after"].any():
         return 0.0
     value, _noise, sd = _held_noise(env, sig)
-    lone = [a for a, b in runs_of_true(_deep(sig, value, sd)) if a == b]
+    one = _one_moment(sig["steps"])
+    lone = [a for a, b in runs_of_true(_deep(sig, value, sd)) if one(a, b)]
     return len(lone) / int(np.count_nonzero(sig["after"]))
 
 
