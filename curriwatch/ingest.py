@@ -256,8 +256,8 @@ def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[
         for result in members:
             result.info.issues.append(DataIssue(
                 "replica_runs", result.source.name,
-                f"W&B group {key[1]}: its {len(members)} runs each log the same envs (seeds of one config, not parts "
-                f"of one experiment): read as runs of their own"))
+                f"W&B group {key[1]}: its {len(members)} runs log the same envs, each at least half of its own (seeds "
+                f"of one config, not parts of one experiment): read as runs of their own"))
             own, reason = _group_key(result, None, None, ignore_group=True)
             groups.setdefault(own, []).append(result)
             why.setdefault(own, reason)
@@ -266,9 +266,10 @@ def group_sources(results: list[SourceResult], grouper=None) -> list[tuple[list[
 
 def _replicas(members: list[SourceResult]) -> bool:
     """Whether a W&B group's members are replicas of one config rather than parts of one experiment: two or more
-    W&B runs (offline resumes of one id count once) each logging the same envs. Atropos' env processes, one W&B run
-    an env in one group, log an env each; seeds in the group their trainer names after the config log all the same
-    ones (TD-MPC2 names each run by its seed in the group `{task}-{exp_name}`: nicklashansen/tdmpc2@1967a0f
+    W&B runs (offline resumes of one id count once) that each share at least half of their envs with every other
+    (a seed that stopped early, or unlocked fewer lessons, logged fewer). Atropos' env processes, one W&B run an env
+    in one group, log an env each; seeds in the group their trainer names after the config log the same ones
+    (TD-MPC2 names each run by its seed in the group `{task}-{exp_name}`: nicklashansen/tdmpc2@1967a0f
     tdmpc2/common/logger.py, cfg_to_group and Logger.__init__'s wandb.init; BenchMARL's task name; PufferLib's default
     `debug`), and averaging them point by point hid one seed's fall in the others."""
     workers = {m.group("group") if (m := _ROLLOUT_WORKER.match(r.meta.get("run_id") or "")) else None for r in members}
@@ -280,8 +281,9 @@ def _replicas(members: list[SourceResult]) -> bool:
             return False
         run_envs = frozenset(result.points.envs[int(e)] for e in np.unique(result.points.env))
         envs[result.meta["run_id"]] = envs.get(result.meta["run_id"], frozenset()) | run_envs
-    sets = set(envs.values())
-    return len(envs) >= 2 and len(sets) == 1 and bool(next(iter(sets)))
+    sets = list(envs.values())
+    return len(sets) >= 2 and all(sets) and all(
+        2 * len(a & b) >= max(len(a), len(b)) for i, a in enumerate(sets) for b in sets[i + 1:])
 
 
 def _run_id_key(result: SourceResult) -> tuple[str, str] | None:

@@ -350,6 +350,14 @@ def test_seeds_of_one_config_in_one_wandb_group_are_runs_of_their_own(tmp_path):
     assert len(frame) == 2 * 2 * 60 and set(frame.env_id) == {"mw-door", "mw-drawer"}
     door = {r.name: frame[(frame.run == r.name) & (frame.env_id == "mw-door")].value.tolist() for r in ingest.runs}
     assert sorted(d[-1] for d in door.values()) == [0.3, 0.9]
+    # a third seed that stopped before its second task unlocked is a replica too; runs sharing out the envs (one in
+    # common of three) are parts of one experiment
+    write_wandb(tmp_path / "wandb", [{"eval/mw-door/success": 0.5}], steps=[1000], run_id="s3x", group="mt80-default")
+    assert len(curriwatch.load(tmp_path).runs) == 3
+    for k, envs in (("p1", ("a", "b", "c")), ("p2", ("c", "d", "e"))):
+        write_wandb(tmp_path / "parts" / "wandb", [{f"train/{e}/success": 0.5 for e in envs}], steps=[1], run_id=k,
+                    group="exp")
+    assert [len(r.members) for r in curriwatch.load(tmp_path / "parts").runs] == [2]
     # Marin's rollout workers log the same lessons too, but are one run's observations, group or none
     for k in (0, 1):
         write_wandb(tmp_path / "marin" / "wandb", [{"train/add/success_rate": 0.5}], steps=[1],
