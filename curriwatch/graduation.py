@@ -73,8 +73,8 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
     siblings = env.cache.get("sibling_climb")
     # near the run's top: for a rate, STALL_SHARE of the run's gain; for a metric with no bound (returns, losses),
     # WAITING_SHARE — tasks' ceilings differ, and the siblings' top is the best of them, no line each must reach
-    near = STALL_SHARE if rate_best(env, env.learning.values) is not None else WAITING_SHARE
-    if own is not None and (lo, hi) != own and own[1] >= lo + near * gain and siblings \
+    if own is not None and (lo, hi) != own and siblings and own[1] >= lo + gain * (
+            STALL_SHARE if rate_best(env, env.learning.values) is not None else WAITING_SHARE) \
             and _climbed_within(env, f, own, SIBLING_CLIMBS * siblings):
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);
