@@ -138,9 +138,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
                                   "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird",
-                                  "thirtyfourth"])
+                                  "thirtyfourth", "thirtyfifth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to thirty-fourth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirty-fifth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -250,7 +250,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     TD-MPC2's multi-task `pretrain/episode_reward|success+{task}` (W&B rows with `step=` the iteration, DMControl
     returns and Meta-World success rates under one `score`), robomimic's `Rollout/Success_Rate/{env}` beside its
     running `-mean|std|min|max` stats (tensorboardX, a resumed job's second event file), ManiSkill's PPO baseline
-    `train|eval/success_once` in `runs/{run_name}` (`env: "{run}"` by `run_env`):
+    `train|eval/success_once` in `runs/{run_name}` (`env: "{run}"` by `run_env`); thirty-fifth: MAPPO's (on-policy)
+    SMAC win rates and MPE returns through tensorboardX `add_scalars` subfolders (`logs/{k}/{k}/`) or W&B a key a
+    `log`, two user profiles in one config, LeRobot's eval-only `eval/pc_success` percentages in W&B (resumed into a
+    second offline folder of the same id), habitat-baselines' rolling-window `metrics/success` and its eval job's
+    `eval_metrics/success` in one `tb/` folder (preempted jobs resumed with `purge_step`), a configured
+    `stagnation_window` in frames:
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
