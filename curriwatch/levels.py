@@ -34,6 +34,7 @@ LONE_START_SERIES, LONE_START_POINTS = 50, 10  # a lone first point before this 
 RAMP_T = 3.0  # a first segment rising this many standard errors is a ramp: the env began at its foot
 NO_RANGE_MIDDLE = 0.1  # switching without a learned range: at most this share of points in the middle third between
                        # its two levels (two levels far apart leave it nearly empty)
+SLIVER_SHARE = 0.05  # a rate's width under this share of its range to its bound is a sliver: measured on that range
 SHARED_START_SPREAD = 0.2  # ... or when they all start from one level, within this x the run's learned range
 SWITCH_CHANGES = 4  # alternating big changes between two levels that make switching (H L H L H)
 SWITCH_SHARE = 0.15  # a big change is at least this x the env's scale (top - start)
@@ -292,12 +293,18 @@ def levels_apart(level: np.ndarray, lo: float, hi: float, sd: float, share: floa
 def run_reference(envs: list[EnvData]) -> list[tuple[float, float] | None]:
     """_reference_of the envs of each direction apart: a metric lower-is-better beside higher-is-better ones is
     another kind (a distance to the goal beside returns, one profile's metric name over both) and shares no scale
-    with them, whatever range its oriented values fall in."""
+    with them, whatever range its oriented values fall in. Beside rates (whose bounds show where their top lies),
+    metrics with no bound share the scale of their own kind: TD-MPC2's MT80 logs Meta-World's success rates and
+    DMControl's returns under one name, and a return that never left its start is judged on the returns' scale."""
     refs: list[tuple[float, float] | None] = [None] * len(envs)
     for sign in {e.sign for e in envs}:
         idx = [k for k, e in enumerate(envs) if e.sign == sign]
         for k, ref in zip(idx, _reference_of([envs[k] for k in idx])):
             refs[k] = ref
+        unbounded = [k for k in idx if rate_best(envs[k], envs[k].learning.values) is None]
+        if 0 < len(unbounded) < len(idx):
+            for k, ref in zip(unbounded, _reference_of([envs[k] for k in unbounded])):
+                refs[k] = ref
     return refs
 
 
@@ -1211,7 +1218,8 @@ def volatility_width(env: EnvData) -> float:
     top as its start), the range of levels it held when that stands out of the noise; for one that
     plainly learned (a gain over OWN_GAIN_NOISE noise sds), its own gain where that is under
     OWN_WIDTH_SHARE of the run's shared scale: a score that learned 14 to 95 beside a sibling that
-    reached 200 swings by its own gain."""
+    reached 200 swings by its own gain. A rate whose width is under SLIVER_SHARE of its range from its start
+    to its bound is measured on that range."""
     if "volatility_width" not in env.cache:
         scale = env_scale(env)
         width = (scale[1] - scale[0]) if scale else 0.0
@@ -1221,6 +1229,11 @@ def volatility_width(env: EnvData) -> float:
             own = own_scale(env)
             if own[1] - own[0] < OWN_WIDTH_SHARE * width and _plainly_learned(env, own):
                 width = own[1] - own[0]
+        best = rate_best(env, env.learning.values) if scale is not None else None
+        if best is not None and 0 < width < SLIVER_SHARE * abs(best - scale[0]):  # (none at all: the two-level reading)
+            # a rate that learned a sliver of its range (a never-learner's rolling mean wandering 0.005-0.017, plainly
+            # apart in so smooth a series) swings on that range, as stagnation measures its progress
+            width = abs(best - scale[0])
         env.cache["volatility_width"] = width
     return env.cache["volatility_width"]
 

@@ -582,6 +582,31 @@ SHAPES = [
          {"a": E(eval="50+40x10 450~10x150", eval_every=10),
           **{k: E(eval="50+90x10 950~10x150", eval_every=10) for k in "bc"}},
          [("training_stagnation", "a", "warning", 100, 10)], ("training_stagnation",)),
+    # ... so is one that never learned and creeps up by 1 % of the run's gain a window (thirty-fourth corpus: TD-MPC2's
+    # reacher-three-hard, 65 -> 85 over 120 evals beside tasks climbing to 800): a significant trend, but no progress
+    Case("a never-learner creeping by a sliver of the run's gain is stalled",
+         {"a": E(eval="100+0.2~40x160", eval_every=10),
+          **{k: E(eval="50+90x10 950~10x150", eval_every=10) for k in "bc"}},
+         [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",)),
+    # ... and so is one beside success rates logged under the same name (TD-MPC2's MT80: Meta-World's success rates and
+    # DMControl's returns as one `score`): each kind shares a scale of its own
+    Case("a never-learner among returns beside success rates is stalled",
+         {"a": E(eval="120~8x160", eval_every=10),
+          **{k: E(eval=f"{s0}+{(top - s0) / 10:g}x10 {top}~10x150", eval_every=10)
+             for k, s0, top in zip("bcd", (20, 150, 300), (950, 800, 900))},
+          **{k: E(eval="0.1+0.08x10 0.9b10x150", eval_every=10) for k in "efghij"}},
+         [("training_stagnation", "a", "warning", 0, 0)], ("training_stagnation",),
+         config={"performance_metric": "score"}, metric="score"),
+    # a success rate that never learned, wandering between 0.005 and 0.017 (habitat's rolling mean over 49 updates of
+    # a never-learner, thirty-fifth corpus): plainly two levels in so smooth a series, but a sliver of the rate's
+    # range — no switching; a rate switching by most of it still is
+    Case("a never-learning rate wandering by a sliver of its range is no switching",
+         {"a": E(train="(0.005~0.001x8 0.017~0.001x8)x8")},
+         [], ("performance_volatility",), config={"performance_metric": "success"}, metric="success"),
+    Case("a rate switching by most of its range from its first point is switching",
+         {"a": E(train="(0.2~0.01x8 0.85~0.01x8)x8")},
+         [("performance_volatility", "a", "warning", 0, 0)], ("performance_volatility",),
+         config={"performance_metric": "success"}, metric="success"),
     # ... but evals logged while the lesson was still locked (near its low level) are no part of it
     Case("lifelong switching is dated from activation, not from evals while locked",
          {"a": E(state="0x3 1x20", eval="0.16~0.01x15 (0.2~0.01x8 0.85~0.01x8)x6", eval_every=10),

@@ -17,6 +17,8 @@ RESUMED_WINDOWS = 4  # a stall that progress ends must last this many windows (a
 HINGE_WINDOWS = 2  # the rise-then-flat fit looks this many windows back for the rise
 RISE_T = 2.5  # a slope this many standard errors above zero is progress, however slow ...
 RISE_SHARE = 0.5  # ... once it adds up to this share of min_rise over the stretch
+CREEP_SHARE = 0.2  # ... and, for an env that learned nothing, climbs this share of min_rise a window (a creep of 1 %
+# of the run's range a window is none: TD-MPC2's reacher-three-hard, 65 -> 85 over 120 evals beside tasks at 800)
 LOCAL_RHO_MARGIN = 0.15  # the trend's noise autocorrelation: at most the stretch's own residuals' + this
 TOP_STALL_WINDOWS = 5  # a trainer that logs its states and keeps an env active this long on a flat top:
                        # its threshold is not met there, so the top is a stall too
@@ -224,7 +226,9 @@ def _flat_from(f, lo: int, a: int, b: int, back: int, window: float, need: float
     if float(np.mean(y[onset:b][~seg.outlier[onset:b]])) >= stall_line and \
             (top_windows is None or span < top_windows * window):
         return None  # at the top: waiting to graduate (prolonged_training reports an env that never does)
-    if _rising(f, onset, b, min_rise) or _could_hide_rise(f, onset, b, gain):
+    # a never-learner's creep (no gain of its own to speak of) must climb CREEP_SHARE x min_rise a window to be progress
+    creep_window = window if not gain > 0 else np.inf
+    if _rising(f, onset, b, min_rise, creep_window) or _could_hide_rise(f, onset, b, gain):
         return None
     bar = SLOWDOWN_SE if span >= SHORT_WINDOWS * window else SLOWDOWN_SE_SHORT
     if a > lo and not _slowed(f, fit_from, onset, b, bar):
@@ -271,8 +275,9 @@ def _progress(seg, lo: int, hi: int, min_rise: float) -> list[int]:
     return out
 
 
-def _rising(f, a: int, b: int, min_rise: float) -> bool:
-    """A significant rising trend over points a..b-1 that adds up to more than RISE_SHARE x min_rise.
+def _rising(f, a: int, b: int, min_rise: float, window: float = np.inf) -> bool:
+    """A significant rising trend over points a..b-1 that adds up to more than RISE_SHARE x min_rise (and climbs
+    more than CREEP_SHARE x min_rise a `window`, where one is given).
 
     The noise is the series' point noise, widened by its autocorrelation; but no more than the
     stretch's own residuals about its line show (plus LOCAL_RHO_MARGIN): a steady climb cut into a
@@ -283,7 +288,8 @@ def _rising(f, a: int, b: int, min_rise: float) -> bool:
     slope, se = fitted
     t = slope / se if se > 0 else np.inf * np.sign(slope)
     x, raw_slope, _res, _sxx = _line(f, a, b, f.series.values)  # in the series' own units (not None: _slope fitted)
-    return bool(t > RISE_T and raw_slope * (x[-1] - x[0]) > RISE_SHARE * min_rise)
+    return bool(t > RISE_T and raw_slope * (x[-1] - x[0]) > RISE_SHARE * min_rise
+                and raw_slope * window > CREEP_SHARE * min_rise)
 
 
 def _could_hide_rise(f, a: int, b: int, gain: float) -> bool:
