@@ -1,6 +1,6 @@
 """Detection benchmark: recall, precision and onset error of every health rule on a labelled corpus.
 
-    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|thirtyfourth|thirtyfifth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
+    python benchmarks/detection.py [--corpus default|wide|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|thirtyfourth|thirtyfifth|thirtysixth|both|all] [--small] [--json] [--cache DIR] [--rebuild] [--seed N]
 
 `--corpus wide` scores a second, wider corpus (other conventions, metric kinds, noise and logging
 shapes; benchmarks/detection_corpus_wide.py) with the same scorer; `both` prints both tables. `--corpus
@@ -37,8 +37,9 @@ contract alone (benchmarks/detection_corpus_thirtyfirst.py); `--corpus thirtysec
 the contract alone (benchmarks/detection_corpus_thirtysecond.py); `--corpus thirtythird` a thirty-third one, also
 from the contract alone (benchmarks/detection_corpus_thirtythird.py); `--corpus thirtyfourth` a thirty-fourth one,
 also from the contract alone (benchmarks/detection_corpus_thirtyfourth.py); `--corpus thirtyfifth` a thirty-fifth
-one, also from the contract alone (benchmarks/detection_corpus_thirtyfifth.py); `all` prints the thirty-five. The
-default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
+one, also from the contract alone (benchmarks/detection_corpus_thirtyfifth.py); `--corpus thirtysixth` a
+thirty-sixth one, also from the contract alone (benchmarks/detection_corpus_thirtysixth.py); `all` prints the
+thirty-six. The default corpus below changed once (VERSION 3: eval-only prolonged labels follow the widened window).
 
 Builds once (cached in ~/.cache/curriwatch-bench/detection-<VERSION>[-small]-s<seed>, never in the
 repo) a corpus of runs written by the real writers (tensorboardX event files, wandb offline runs),
@@ -535,7 +536,8 @@ def run_corpus(which: str, args) -> dict:
                  "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
                  "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                  "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth",
-                 "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth", "thirtyfifth"):
+                 "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth", "thirtyfifth",
+                 "thirtysixth"):
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         if which == "wide":
             import detection_corpus_wide as corpus
@@ -603,8 +605,10 @@ def run_corpus(which: str, args) -> dict:
             import detection_corpus_thirtythird as corpus
         elif which == "thirtyfourth":
             import detection_corpus_thirtyfourth as corpus
-        else:
+        elif which == "thirtyfifth":
             import detection_corpus_thirtyfifth as corpus
+        else:
+            import detection_corpus_thirtysixth as corpus
 
         n_runs = args.runs or (corpus.SMALL_RUNS if args.small else corpus.N_RUNS)
         root = args.cache / f"detection-{which}-{corpus.VERSION}-{n_runs}runs-s{args.seed}"
@@ -665,7 +669,8 @@ def print_result(result: dict) -> None:
                                                                                              "thirtysecond",
                                                                                              "thirtythird",
                                                                                              "thirtyfourth",
-                                                                                             "thirtyfifth") \
+                                                                                             "thirtyfifth",
+                                                                                             "thirtysixth") \
         else "eval intervals"
     print(f"corpus {result['corpus']} — {result['runs']} runs, {result['labels']} labelled events, "
           f"{result['detections']} incidents; match: same run/env/type, onset within "
@@ -698,7 +703,7 @@ def print_result(result: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth", "thirtyfifth", "both", "all"),
+    ap.add_argument("--corpus", choices=("default", "wide", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth", "twentyfirst", "twentysecond", "twentythird", "twentyfourth", "twentyfifth", "twentysixth", "twentyseventh", "twentyeighth", "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird", "thirtyfourth", "thirtyfifth", "thirtysixth", "both", "all"),
                     default="default",
                     help="the default corpus (60 runs), the wide one (120 runs), the third one (60 runs, "
                     "benchmarks/detection_corpus_third.py), the fourth one (60 runs, "
@@ -732,7 +737,8 @@ def main(argv: list[str] | None = None) -> int:
                     "benchmarks/detection_corpus_thirtysecond.py), the thirty-third one (60 runs, "
                     "benchmarks/detection_corpus_thirtythird.py), the thirty-fourth one (60 runs, "
                     "benchmarks/detection_corpus_thirtyfourth.py), the thirty-fifth one (60 runs, "
-                    "benchmarks/detection_corpus_thirtyfifth.py), both = default + wide, all = the thirty-five")
+                    "benchmarks/detection_corpus_thirtyfifth.py), the thirty-sixth one (60 runs, "
+                    "benchmarks/detection_corpus_thirtysixth.py), both = default + wide, all = the thirty-six")
     ap.add_argument("--small", action="store_true", help="12 runs instead of 60 (wide: 20 instead of 120)")
     ap.add_argument("--json", action="store_true", help="print the scores as JSON")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
@@ -749,7 +755,7 @@ def main(argv: list[str] | None = None) -> int:
                                                   "twentysixth", "twentyseventh", "twentyeighth",
                                                   "twentyninth", "thirtieth", "thirtyfirst",
                                                   "thirtysecond", "thirtythird", "thirtyfourth",
-                                                  "thirtyfifth")}.get(args.corpus,
+                                                  "thirtyfifth", "thirtysixth")}.get(args.corpus,
                                                                                                           (args.corpus,))
     results = {name: run_corpus(name, args) for name in names}
     if args.json:

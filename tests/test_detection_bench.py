@@ -138,9 +138,9 @@ def test_tiny_third_corpus_covers_every_convention_and_is_read_whole(tmp_path):
                                   "twentysecond", "twentythird", "twentyfourth", "twentyfifth",
                                   "twentysixth", "twentyseventh", "twentyeighth",
                                   "twentyninth", "thirtieth", "thirtyfirst", "thirtysecond", "thirtythird",
-                                  "thirtyfourth", "thirtyfifth"])
+                                  "thirtyfourth", "thirtyfifth", "thirtysixth"])
 def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
-    """The fifth to thirty-fifth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
+    """The fifth to thirty-sixth corpora (written from the README alone) built small — fifth: ROLL via W&B with a
     resumed run, Ray Tune's TensorBoard logger, a smoothed generic TensorBoard run resumed in a second event
     file, a flat-tag user profile, Atropos levels; sixth: ML-Agents lesson curricula, SB3 levels mirrored to
     one W&B group, CleanRL `--track` W&B mirrors, generic success rates at a step offset with jumps, NaN values
@@ -255,7 +255,12 @@ def test_small_helper_written_corpus_is_read_whole(tmp_path, name):
     `log`, two user profiles in one config, LeRobot's eval-only `eval/pc_success` percentages in W&B (resumed into a
     second offline folder of the same id), habitat-baselines' rolling-window `metrics/success` and its eval job's
     `eval_metrics/success` in one `tb/` folder (preempted jobs resumed with `purge_step`), a configured
-    `stagnation_window` in frames:
+    `stagnation_window` in frames; thirty-sixth: CORL's D4RL normalized scores in W&B (`d4rl_normalized_score` at
+    step=total_it, finetune's `eval/d4rl_normalized_score`, ReBRAC/EDAC rows without step= read by `step_key:
+    epoch`; the env by `run_env` in the run's name, seeds of a dataset in one W&B group), rlkit's `progress.csv`
+    (`eval|expl/Average Returns`, returns of either sign, `step_key: expl/num steps total`), oat's eval-only
+    `eval/{benchmark}/accuracy` of several benchmarks a run (rows without step=, the `eval/average/…` aggregate
+    left out):
     every label on a planned env of a planned run, and curriwatch reads every
     planned run and env (no errors, nothing missing, no run or env judged unknown)."""
     corpus = importlib.import_module(f"detection_corpus_{name}")
