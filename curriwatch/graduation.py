@@ -71,10 +71,8 @@ def graduation_index(env: EnvData, graduation: dict) -> int | None:
         return _known_from_start(env, f, bounded[0], bounded[1] - bounded[0], own[1], graduation)
     g = _first_graduation(env, f, lo, hi, graduation)
     siblings = env.cache.get("sibling_climb")
-    # near the run's top: for a rate, STALL_SHARE of the run's gain; for a metric with no bound (returns, losses),
-    # WAITING_SHARE — tasks' ceilings differ, and the siblings' top is the best of them, no line each must reach
-    if own is not None and (lo, hi) != own and siblings and own[1] >= lo + gain * (
-            STALL_SHARE if rate_best(env, env.learning.values) is not None else WAITING_SHARE) \
+    if own is not None and (lo, hi) != own and siblings \
+            and own[1] >= lo + gain * top_share(rate_best(env, env.learning.values)) \
             and _climbed_within(env, f, own, SIBLING_CLIMBS * siblings):
         # near the run's top but short of its line, learned about as fast as its siblings: graduated
         # at its own top once it held it longer than it took to climb there (siblings' tops differ);
@@ -255,6 +253,14 @@ def _rate_line(env: EnvData, values: np.ndarray, lo: float) -> float | None:
     if best is None:
         return None
     return min(lo + RATE_SHARE * (best - lo), waiting_line(env, bound))
+
+
+def top_share(best: float | None) -> float:
+    """The share of the run's gain above which an env's flat top is a wait at its top, not a stall: STALL_SHARE for a
+    rate (`best`, its levels.rate_best, not None); WAITING_SHARE for a metric with no bound (returns, losses) — tasks'
+    ceilings differ, and the siblings' top is the best of them, no line each must reach (TD-MPC2's DMControl tasks
+    top out at 550-1,000)."""
+    return STALL_SHARE if best is not None else WAITING_SHARE
 
 
 def waiting_line(env: EnvData, bound: float) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..envdata import EnvData
-from ..graduation import STALL_SHARE, WAITING_SHARE, waiting_line
+from ..graduation import top_share, waiting_line
 from ..incidents import Incident
 from ..segments import OUTLIER_POINTS
 from ..levels import env_scale, fit, learned, rate_best, rate_top
@@ -82,10 +82,10 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
                    resolved_after: bool, top_windows: float | None = None,
                    graduated_at: float | None = None) -> list[Incident]:
     """Stagnant stretches among points lo..hi-1 of the learning series (one active interval). A flat
-    stretch at the top (above STALL_SHARE of the range) is an env waiting to graduate, unless
-    `top_windows` is set and it lasted that many windows; so is one at the level the env held once its
-    curriculum graduated it right after (`graduated_at`, less min_delta x its gain to there): whatever its
-    siblings reach, the curriculum took that level for mastery."""
+    stretch at the top (above top_share of the range: 0.7 for a rate, 0.6 for a metric with no bound) is an env
+    waiting to graduate, unless `top_windows` is set and it lasted that many windows; so is one at the level the
+    env held once its curriculum graduated it right after (`graduated_at`, less min_delta x its gain to there):
+    whatever its siblings reach, the curriculum took that level for mastery."""
     steps, y, seg = f.series.steps, f.series.values, f.segments
     if hi - lo < s["min_points"]:
         return []
@@ -113,9 +113,7 @@ def _stagnation_in(env: EnvData, f, lo: int, hi: int, scale: tuple[float, float]
     # between its other steps: the stretch judged is no measure of its own env's pace
     intervals = np.diff(steps[np.array(bounds[:-1])])
     reach = rate_top(env, y)  # the run's shared ceiling where its learners all stopped short of the bound
-    # a metric with no bound (returns, losses) waits at its top above WAITING_SHARE of the run's gain: its siblings'
-    # top is the best of their ceilings, no line each must reach (TD-MPC2's DMControl tasks top out at 550-1,000)
-    stall_line = start + (STALL_SHARE * (max(top, reach) - start) if best is not None else WAITING_SHARE * (top - start))
+    stall_line = start + top_share(best) * ((max(top, reach) if best is not None else top) - start)
     if best is not None:
         # a rate could reach its bound: a stall at 0.5 success is no wait for graduation; but a rate
         # above WAITING_SHARE of its whole range (0.6 success, 0.4 errors) stalls nowhere, though it started there
